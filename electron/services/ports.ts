@@ -164,6 +164,8 @@ export interface TerminalHandle {
   resize(cols: number, rows: number): Promise<void>;
   onData(cb: (data: string) => void): () => void;
   onCommand(cb: (command: HumanCommand) => void): () => void;
+  /** Commands reported and not yet given to onCommand (absent: each is given as it is reported). */
+  reporting?(): Promise<void> | null;
   onExit(cb: (exitCode: number | null) => void): () => void;
   close(): Promise<void>;
 }

@@ -102,6 +102,11 @@ export class TerminalService {
         const command = unsealed ? unverified(c, unsealed) : c;
         (controller as { recordHumanCommand?: (c: unknown) => void }).recordHumanCommand?.(command);
       }),
+      // A step's snapshot waits for the commands the shell reported before it read the
+      // workspace (their report asks the sandbox who else ran first): they are the step before's.
+      (
+        controller as { awaitHumanReports?: (pending: () => Promise<void> | null) => () => void }
+      ).awaitHumanReports?.(() => handle.reporting?.() ?? null) ?? (() => undefined),
       handle.onExit((code) => {
         this.drop(terminal);
         this.bus.emit('terminal.exit', { terminal, code }, t.owner);

@@ -216,11 +216,16 @@ describe('journeys: rollback, manual agent, files diff', () => {
 
     // The agent leaves a writer running (its own session, past its call); a file the person
     // then writes is not marked as surely theirs, and the step says who else was running.
+    // The call returns once the writer wrote (so it is in its own session): returned at the
+    // fork, a loaded machine let the call's end kill the writer before its setsid, nothing
+    // else ran, and step 3 rightly named no other writer (CI, both cores busy here: 1 run in 4).
     await app.resize({ width: 1280, height: 800 });
     await app.inject.root.getByTestId('decide-tool').fill('execute_shell');
     await app.inject.root
       .getByTestId('decide-args')
-      .fill(`{"command": "setsid -f sh -c 'while :; do date > clock.txt; sleep 0.1; done' >/dev/null 2>&1"}`);
+      .fill(
+        `{"command": "setsid -f sh -c 'while :; do date > clock.txt; sleep 0.1; done' >/dev/null 2>&1; until [ -e clock.txt ]; do sleep 0.01; done"}`,
+      );
     await app.inject.root.getByTestId('decide-send').click();
     await stepTo(app, 3);
     await app.terminal.run('echo beside > beside.txt; echo wrote-beside', 'wrote-beside');

@@ -137,9 +137,11 @@ describe('fatal errors and human commands (memory sandbox)', () => {
    * snapshot is taken; `reread` after a read the capture then started over (read again with
    * the command's file); `taken` once the workspace is read, while its content is stored;
    * `answered` once the snapshot answered, before the session did (the helper answers the two
-   * in order) and the step is committed.
+   * in order) and the step is committed; `reported` run and reported by its shell before the
+   * snapshot reads the workspace, but recorded only once the snapshot answered (its terminal
+   * was still asking the sandbox who else ran: up to WRITERS_WAIT_MS, longer under load).
    */
-  type Moment = 'before' | 'reread' | 'taken' | 'answered';
+  type Moment = 'before' | 'reread' | 'taken' | 'answered' | 'reported';
 
   /**
    * A four-step episode whose step 2's snapshot is wrapped so a person's command
@@ -167,6 +169,22 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     let typed: Promise<void> | null = null;
     box.snapshot = async (store, options) => {
       if (c.currentStep() !== 1 || answered) return snapshot(store, options);
+      if (when === 'reported') {
+        await box.exec({ command: 'echo typed > typed.txt', timeoutMs: 5_000, fresh: true });
+        // Registered before the snapshot starts: the memory sandbox reads the workspace at once.
+        let recorded = false;
+        const asked: { snapshot?: ReturnType<typeof snapshot> } = {};
+        const report = Promise.resolve().then(async () => {
+          await asked.snapshot;
+          await new Promise((resolve) => setImmediate(resolve));
+          c.recordHumanCommand({ command: 'echo typed > typed.txt', cwd: '/workspace', exit_code: 0 });
+          recorded = true;
+        });
+        c.awaitHumanReports(() => (recorded ? null : report));
+        asked.snapshot = snapshot(store, options);
+        answered = asked.snapshot;
+        return asked.snapshot;
+      }
       if (when === 'before') await type();
       if (when === 'reread') {
         options?.onTaken?.();
@@ -229,6 +247,7 @@ describe('fatal errors and human commands (memory sandbox)', () => {
   it.each<[Moment, string]>([
     ['before', 'during step 2, before its snapshot reads the workspace'],
     ['reread', "between two reads of step 2's snapshot (its capture started over)"],
+    ['reported', 'by its shell before the read, recorded only after the snapshot answered'],
   ])("a command reported %s (%s) stays step 1's (its file is in snapshot 2), and replays", async (when) => {
     const { c, human, afterSnapshot2, changed } = await typedAroundSnapshot(when);
     expect(human).toMatchObject([{ step: 1, source: 'human' }]);

@@ -243,6 +243,12 @@ export interface Terminal {
   onData(cb: (data: string) => void): () => void;
   /** Each command a person typed, with its cwd and exit code. */
   onCommand(cb: (command: HumanCommand) => void): () => void;
+  /**
+   * The commands the shell has reported and onCommand has not yet had (they wait for the
+   * sandbox's answer to who else ran, at most WRITERS_WAIT_MS each): a promise settling once
+   * it has, or null when none is waiting.
+   */
+  reporting(): Promise<void> | null;
   /** The shell ended; `exitCode` is null when it could not be read. */
   onExit(cb: (exitCode: number | null) => void): () => void;
   /** Ends the shell (SIGHUP, as when a terminal window closes) and the stream. */
@@ -343,6 +349,8 @@ export async function openTerminal(containerId: string, options: TerminalOptions
   // Input waits behind a line's question to the sandbox (in order); reports behind their answers.
   let inputs: Promise<void> = Promise.resolve();
   let reports: Promise<void> = Promise.resolve();
+  /** Commands reported by the shell whose report waits in `reports`. */
+  let waiting = 0;
   let refused = 0;
   let shellPid: number | undefined;
   let batch = '';
@@ -381,10 +389,15 @@ export async function openTerminal(containerId: string, options: TerminalOptions
       else {
         const pending = filter.pendingRuns();
         const shell = shellPid;
+        waiting += commands.length;
         reports = reports
           .then(async () => {
-            const others = await watch.atReport(shell, pending);
-            for (const c of commands) for (const cb of commandListeners) cb(others ? { ...c, others } : c);
+            try {
+              const others = await watch.atReport(shell, pending);
+              for (const c of commands) for (const cb of commandListeners) cb(others ? { ...c, others } : c);
+            } finally {
+              waiting -= commands.length;
+            }
           })
           .catch((e: unknown) =>
             log.warn(`terminal command report: ${e instanceof Error ? e.message : String(e)}`),
@@ -448,6 +461,7 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     },
     onData: subscribe(dataListeners),
     onCommand: subscribe(commandListeners),
+    reporting: () => (waiting > 0 ? reports : null),
     onExit: subscribe(exitListeners),
     close: async () => {
       await inputs;

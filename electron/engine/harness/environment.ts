@@ -127,6 +127,8 @@ export class SandboxEnvironment implements Environment {
   stable: StableSnapshot | null = null;
   /** The snapshot being taken, with the person's commands reported meanwhile; null between snapshots. */
   private taking: SnapshotTaking | null = null;
+  /** Each open terminal's commands reported and not yet recorded (see {@link awaitHumanReports}). */
+  private readonly reporters = new Set<() => Promise<void> | null>();
   /** Files over the per-file cap at the last snapshot (path → size): not in its manifest, so not in its diff. */
   private uncaptured = new Map<string, number>();
   /** Signature of the previous step's calls, for the repeated-action component. */
@@ -464,6 +466,24 @@ export class SandboxEnvironment implements Environment {
     return this.taking?.hold(event) ?? false;
   }
 
+  /**
+   * A terminal into this sandbox whose shell reports a person's commands before they reach
+   * {@link humanCommandStep} (it asks the sandbox who else ran first): `pending` answers a
+   * promise settling once those reported so far are recorded, or null when none is. A
+   * snapshot waits for the ones reported before it read the workspace: they ran before, so
+   * they are the step before's. Returns the unsubscribe.
+   */
+  awaitHumanReports(pending: () => Promise<void> | null): () => void {
+    this.reporters.add(pending);
+    return () => this.reporters.delete(pending);
+  }
+
+  /** The commands reported so far and not yet recorded, by every terminal: null when none is. */
+  private reportsInFlight(): Promise<void> | null {
+    const pending = [...this.reporters].map((p) => p()).filter((p) => p !== null);
+    return pending.length ? Promise.all(pending).then(() => undefined) : null;
+  }
+
   /** Takes snapshot k (workspace + session), records it and commits the step. */
   async snapshot(k: number): Promise<{ snapshotMs: number; fsyncMs: number }> {
     const { sandbox, snapshots } = this.options;
@@ -476,9 +496,11 @@ export class SandboxEnvironment implements Environment {
       // Asked together: no command runs between the two (the helper answers them in order), and
       // the session's round trip no longer waits for the scan's (one per step of every episode).
       [info, session] = await Promise.all([
-        sandbox.snapshot(snapshots, { onTaken: () => taking.read() }),
+        sandbox.snapshot(snapshots, { onTaken: () => taking.read(this.reportsInFlight()) }),
         sandbox.sessionState(),
       ]);
+      // Bounded: a terminal's report waits at most WRITERS_WAIT_MS for the sandbox's answer.
+      await taking.drained();
     } catch (e) {
       this.taking = null;
       for (const h of taking.fail()) this.sink.append(h);

@@ -620,6 +620,15 @@ export class EpisodeRunner implements EpisodeController {
     if (!this.env.holdAfterSnapshot(event)) this.recorder.recordOrQueue(event, this.pendingFork === null);
   }
 
+  /**
+   * A terminal whose commands reach {@link recordHumanCommand} some time after its shell
+   * reported them (SandboxEnvironment.awaitHumanReports): a step's snapshot waits for those
+   * reported before it. Returns the unsubscribe.
+   */
+  awaitHumanReports(pending: () => Promise<void> | null): () => void {
+    return this.env.awaitHumanReports(pending);
+  }
+
   /** Replaces the agent for the continuation (a scripted file then starts at its first line). */
   useAgent(agent: Agent): void {
     if (agent !== this.agent) void this.agent.needs.process?.dispose('agent_replaced');

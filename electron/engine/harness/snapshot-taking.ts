@@ -7,6 +7,12 @@ import type { NewTraceEvent } from '../trace/trace-store.js';
  * the step committed). A command reported in between ran after the read: its files are
  * not in snapshot k, so it is step k's, written right after that event (readers cut a step
  * at its snapshot event). One a later read took in is the step before's after all.
+ *
+ * A command the shell reported before the read may reach the harness only after it: its
+ * terminal first asks the sandbox who else could have written its files (OtherWritersWatch,
+ * up to WRITERS_WAIT_MS, longer on a loaded machine). It ran before the read, so it is the step
+ * before's: the reports in flight at the read are drained into `before`, and the snapshot's
+ * event waits for them ({@link SnapshotTaking.drained}).
  */
 export class SnapshotTaking {
   /** Reported before the last read, written before the snapshot event at `earlier`. */
@@ -15,6 +21,9 @@ export class SnapshotTaking {
   private after: NewTraceEvent[] = [];
   private wasRead = false;
   private over = false;
+  /** The reports in flight at the last read, while they are; null when none is. */
+  private draining: Promise<void> | null = null;
+  private reads = 0;
 
   /**
    * @param step the step whose snapshot is taken
@@ -25,23 +34,40 @@ export class SnapshotTaking {
     private readonly earlier: number,
   ) {}
 
-  /** The workspace has been read (SnapshotOptions.onTaken): what was held so far is in this snapshot. */
-  read(): void {
+  /**
+   * The workspace has been read (SnapshotOptions.onTaken): what was held so far is in this
+   * snapshot, and so is what `inFlight` (settling once the commands reported before now are
+   * recorded; null when none is) brings.
+   */
+  read(inFlight: Promise<void> | null = null): void {
     if (this.over) return;
     this.before.push(...this.after.map((e) => ({ ...e, step: this.earlier })));
     this.after = [];
     this.wasRead = true;
+    const read = ++this.reads;
+    this.draining =
+      inFlight
+        ?.catch(() => undefined)
+        .then(() => {
+          if (this.reads === read) this.draining = null;
+        }) ?? null;
+  }
+
+  /** Settles once the commands reported before the last read are held (at once when none was in flight). */
+  async drained(): Promise<void> {
+    while (this.draining) await this.draining;
   }
 
   /** The step a command reported now belongs to. */
   commandStep(): number {
-    return this.wasRead ? this.step : this.earlier;
+    return this.wasRead && !this.draining ? this.step : this.earlier;
   }
 
   /** Holds a command reported after the read (true); false before it: the caller writes it now. */
   hold(event: NewTraceEvent): boolean {
     if (!this.wasRead || this.over) return false;
-    this.after.push(event);
+    if (this.draining) this.before.push({ ...event, step: this.earlier });
+    else this.after.push(event);
     return true;
   }
 
