@@ -620,6 +620,12 @@ export class EpisodeIndex {
     };
     for (const [t, by] of Object.entries(order))
       out[t] = this.db.prepare(`SELECT * FROM ${t} ORDER BY ${by}`).all() as Row[];
+    // What was read, not when: a version says whether it had settled when read (file-version.ts),
+    // so the same trace indexed at its close and rebuilt seconds later differs there alone.
+    out.branches = out.branches.map((r) => {
+      const { trace_version: _version, ...rest } = r;
+      return rest;
+    });
     return out;
   }
 
