@@ -114,8 +114,16 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       .then(() => episodes.releaseAll())
       .catch((e: unknown) => log.warn(`releasing after the last window: ${String(e)}`));
   });
-  // An episode written by another process (a `stepbox run` in a shell) joins the list as it appears.
-  const unwatch = ports.traces.watch?.(() => bus.emit('library.changed', { episode: null }));
+  // An episode written by another process (a `stepbox run` in a shell) joins the list as it
+  // appears, and a trace written in place (a person, a tool, damage) is listed as it is now.
+  // One event per telling, however many episodes it names (the watch coalesces them). An
+  // episode live here is told by its own steps, pauses and end, not by each write of its trace.
+  const unwatch = ports.traces.watch?.((change) => {
+    const live = episodes.liveEpisodes();
+    const onDisk = change.episodes.filter((e) => !live.has(e));
+    if (!change.store && onDisk.length === 0) return;
+    bus.emit('library.changed', { episode: null, ...(onDisk.length ? { on_disk: onDisk } : {}) });
+  });
 
   const projects = new ProjectsService(ports.storeHome, options.pickPath);
   const taskPathOf = async (source: ParsedRequestOf<'episode.start'>['task']) => {

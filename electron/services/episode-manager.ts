@@ -199,6 +199,11 @@ export class EpisodeManager implements IdleLive {
     return [...this.live.keys()];
   }
 
+  /** The episodes with a branch live here. */
+  liveEpisodes(): Set<string> {
+    return new Set([...this.live.values()].map((entry) => entry.controller.episode));
+  }
+
   /** The state of a live branch, or null. */
   stateOf(id: string): EpisodeStateInfo | null {
     const controller = this.find(id);

@@ -1,4 +1,5 @@
 import type { AgentsPort } from './agents-port.js';
+import type { StoreChange } from '../engine/trace/store-watch.js';
 import type { Breakpoint } from '../../shared/breakpoints.js';
 import type { ImageProgress } from '../engine/harness/task-images.js';
 import type {
@@ -140,9 +141,10 @@ export interface TracePort {
   check?(branch: BranchTrace): Promise<FlagSummary[]>;
   /**
    * Calls `onChange` when the store changes on disk, also by another process (a `stepbox
-   * run` in a shell); returns the stop. Absent (fakes): only this process's changes are told.
+   * run` in a shell) or a person (a trace edited in place), with the episodes whose files
+   * changed; returns the stop. Absent (fakes): only this process's changes are told.
    */
-  watch?(onChange: () => void): () => void;
+  watch?(onChange: (change: StoreChange) => void): () => void;
 }
 
 /** Terminals and stats of containers, and whether Docker answers. */

@@ -1,4 +1,5 @@
 import { lstatSync } from 'node:fs';
+import { versionKey, versionOf, type FileVersion } from '../engine/trace/file-version.js';
 import type { FlagSummary } from '../../shared/contract/index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { ParsedTrace } from '../engine/trace/trace-reader.js';
@@ -9,7 +10,7 @@ const KEEP = 4;
 
 /**
  * The last few traces the window read, parsed, and their QA flags, keyed by the trace
- * file's version (path, size, mtime): opening a 10,000-step trace once read and checked it
+ * file's version (see FileVersion): opening a 10,000-step trace once read and checked it
  * three times — the index refresh, the library's unchecked flags and the opened view each
  * parsed it, and two of them ran every QA rule over it (issue 19.10). A changed file (a
  * live branch's new step) has a new version and is read again.
@@ -30,8 +31,7 @@ export class TraceMemo {
       const path = this.store.currentTracePath(info);
       // The file's own stat: a link in a trace's place is refused by the reader in its words,
       // not followed here to an ENOENT that reached the window as an internal error.
-      const st = lstatSync(path);
-      return { path, size: st.size, mtime: st.mtimeMs };
+      return versionOf(path, lstatSync(path));
     });
   }
 
@@ -80,15 +80,9 @@ export class TraceMemo {
 }
 
 /** A trace file as it was at one moment: the version flags and parsed traces are kept under. */
-export interface TraceVersion {
-  readonly path: string;
-  readonly size: number;
-  readonly mtime: number;
-}
+export type TraceVersion = FileVersion;
 
-function keyOf(at: TraceVersion): string {
-  return `${at.path}:${at.size}:${at.mtime}`;
-}
+const keyOf = versionKey;
 
 /**
  * Runs `read` again once when the trace was not where it looked: a branch's trace moves from

@@ -91,6 +91,7 @@ export function storeTracePort(engine: {
     home: store.home,
     listEpisodes: () => store.listEpisodes(),
     branchesOrNone: (episode) => store.branchesOrNone(episode),
+    unlistedFolders: () => store.unlistedFolders(),
     readTrace: (branch) => memo.read(branch),
     branchClosed: (episode, branch) => store.branchClosed(episode, branch),
   };

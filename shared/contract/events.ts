@@ -59,8 +59,12 @@ export const EVENTS = {
   'sandbox.stats': StatsSample,
   /** A stats stream ended (container gone, Docker unreachable). */
   'sandbox.statsEnd': z.object({ subscription: z.string(), message: z.string() }),
-  /** Episodes or branches were added or changed: refresh the library. */
-  'library.changed': z.object({ episode: z.string().nullable() }),
+  /**
+   * Episodes or branches were added or changed: refresh the library. `on_disk`: the episodes
+   * whose files were written on disk (a trace edited in place, appended by another process,
+   * damaged): an open view of one of them reads its branch again.
+   */
+  'library.changed': z.object({ episode: z.string().nullable(), on_disk: z.array(z.string()).optional() }),
   /**
    * A debugger command chosen from the desktop app's menu (Electron only). The keys
    * themselves (F5, F10, Shift+F5, F9) still reach the page as keydown events.

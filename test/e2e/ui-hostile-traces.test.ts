@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { breakLine, writeSampleEpisode, writeSampleFork } from '../support/traces';
 import { LayoutObject, servedApp, until } from '../support/e2e';
 
@@ -16,6 +19,10 @@ let brokenFile: string;
 let forked: { episode: string; fork: string; forkFile: string };
 /** An episode indexed whole, whose trace a test damages while the window lists it. */
 let later: { episode: string; file: string };
+/** A folder without meta.json whose main trace is a FIFO. */
+let piped: { episode: string; fifo: string };
+/** An open trace cut after step 2, whose steps 3 and 4 a test appends to the file while it is open. */
+let growing: { episode: string; file: string; rest: string };
 
 describe('web mode: hostile recorded traces', () => {
   const web = servedApp({
@@ -38,6 +45,24 @@ describe('web mode: hostile recorded traces', () => {
       breakLine(forked.forkFile, 3);
       const whole = await writeSampleEpisode(store, { task: 'damaged-later', steps: 2 });
       later = { episode: whole.episode, file: store.resolve(whole.branch).tracePath };
+      // Written by "another process" (no writer recorded as live: the sample's is abandoned).
+      const grow = await writeSampleEpisode(store, { task: 'written-in-place', steps: 4, end: null });
+      grow.writer.abandon();
+      const file = store.resolve(grow.branch).tracePath;
+      const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+      const cut =
+        lines.findIndex((l) => {
+          const e = JSON.parse(l) as { type: string; step: number };
+          return e.type === 'snapshot' && e.step === 2;
+        }) + 1;
+      writeFileSync(file, lines.slice(0, cut).join('\n') + '\n');
+      growing = { episode: grow.episode, file, rest: lines.slice(cut).join('\n') + '\n' };
+      // A folder without meta.json whose main trace is a FIFO: the server's startup sweep must
+      // neither hang on it nor delete it (nothing proves it stepbox's leftover).
+      piped = { episode: 'ep-20200101-000000-f1f0', fifo: '' };
+      mkdirSync(join(store.episodesDir, piped.episode, 'branches'), { recursive: true });
+      piped.fifo = join(store.episodesDir, piped.episode, 'branches', `${piped.episode}.jsonl`);
+      execFileSync('mkfifo', [piped.fifo]);
     },
   });
 
@@ -171,12 +196,9 @@ describe('web mode: hostile recorded traces', () => {
     const app = await web.open({ width: 1920, height: 1080 });
     const row = app.library.root.locator(`[data-testid="library-episode"][data-episode="${later.episode}"]`);
     await row.waitFor({ timeout: 20_000 });
-    // A line rewritten by hand in the closed (gzip) trace the index already holds.
+    // A line rewritten by hand in the closed (gzip) trace the index already holds: the store's
+    // watch follows the file, and the list says it cannot be read without a reload.
     breakLine(later.file, 4);
-    // The store's watch does not follow traces (they grow step by step): the next listing, here
-    // a reload, says the trace cannot be read, not what it said when it was indexed.
-    await app.page.reload();
-    await app.page.waitForSelector('[data-testid="app-ready"]');
     const item = app.library.unreadable(later.episode);
     await item.waitFor({ timeout: 20_000 });
     await row.waitFor({ state: 'detached', timeout: 20_000 });
@@ -191,4 +213,67 @@ describe('web mode: hostile recorded traces', () => {
     expect(await new LayoutObject(app.page).readable(item.getByTestId('library-unreadable-file'))).toBe(true);
     await app.screenshot('hostile-damaged-later-1024x700');
   }, 90_000);
+
+  it('steps appended to an open trace by hand: the library and the open timeline follow the file; damage then says why', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const steps = app.library.branchSteps(growing.episode);
+    await steps.waitFor({ timeout: 20_000 });
+    expect(await steps.innerText()).toMatch(/^2 steps/);
+    await app.library.openBranch(growing.episode);
+    await app.timeline.waitForStep(2);
+    expect(await app.timeline.lastStep()).toBe(2);
+
+    // Another tool appends steps 3 and 4 to the same file while the window shows it.
+    appendFileSync(growing.file, growing.rest);
+    await app.timeline.waitForStep(4, 20_000);
+    await until(
+      () => steps.innerText(),
+      (t) => /^4 steps/.test(t),
+      20_000,
+      'the library to say 4 steps',
+    );
+    expect(await app.timeline.lastStep()).toBe(4);
+    await app.screenshot('in-place-appended-1024x700');
+
+    // Then a line of it is damaged in place: listed as unreadable with the line; the open view says why.
+    breakLine(growing.file, 3);
+    const item = app.library.unreadable(growing.episode);
+    await item.waitFor({ timeout: 20_000 });
+    expect(await item.innerText()).toContain('Line 3 has type "tool_reslt"');
+    const error = app.timeline.root.locator('[data-state="error"]');
+    await error.waitFor({ timeout: 20_000 });
+    expect(await error.innerText()).toContain(
+      `Could not open the branch: ${growing.file}: line 3 has type "tool_reslt"`,
+    );
+    // Its old steps went with it: no panel offers them (not "Fork at step 4" beside the error).
+    for (const panel of ['replay-controls', 'inject-panel', 'tool-inspector', 'terminal'] as const)
+      expect(await app.panel(panel).innerText()).toContain('the branch could not be opened');
+    // The bar names the branch without a task: no dot before its id.
+    expect((await app.page.locator('[data-testid="stepper-bar"] .where').innerText()).trim()).toMatch(/^ep-/);
+    await app.screenshot('in-place-damaged-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('in-place-damaged-1920x1080');
+    expect(app.errors).toEqual([]);
+  }, 90_000);
+
+  it('a folder without meta.json whose trace is a FIFO is kept and listed as unreadable, with why and the fix', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const item = app.library.unreadable(piped.episode);
+    await item.waitFor({ timeout: 20_000 });
+    expect(await item.getByTestId('library-unreadable-why').locator('summary').innerText()).toBe(
+      'This file is a named pipe (FIFO), not a trace file, and its episode folder has no meta.json',
+    );
+    const text = await item.innerText();
+    expect(text).toContain(`npx stepbox show ${piped.episode} says the same`);
+    expect(text).toContain(`File: ${piped.fifo}`);
+    expect(text).toContain('What to do: look at what is in');
+    expect(lstatSync(piped.fifo).isFIFO()).toBe(true);
+    await item.scrollIntoViewIfNeeded();
+    expect(await new LayoutObject(app.page).readable(item.getByTestId('library-unreadable-fix'))).toBe(true);
+    await app.screenshot('hostile-metaless-fifo-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    await item.scrollIntoViewIfNeeded();
+    await app.screenshot('hostile-metaless-fifo-1920x1080');
+  }, 60_000);
 });

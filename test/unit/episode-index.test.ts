@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { memoryValueForms, openIndex } from '../../electron/engine/trace/episode-index.js';
 import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { exited, runTraceChild, waitForLine } from '../support/traces-process.js';
@@ -68,7 +68,10 @@ describe('episode index', () => {
     );
     expect(incremental.steps.filter((s) => s.branch === tests.branch)).toHaveLength(4);
 
+    // Rebuilt a minute later (each version settled since the close indexed it): the same rows.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
     expect(index.rebuild(store)).toBe(3);
+    vi.useRealTimers();
     expect(index.dump()).toEqual(incremental);
     // Idempotent: indexing a branch again changes nothing.
     index.indexBranch(store.readTrace(store.resolve(tests.branch)));

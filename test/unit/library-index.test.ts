@@ -20,6 +20,7 @@ describe('library.list from the SQLite index', () => {
     await services?.dispose();
     services = null;
     vi.restoreAllMocks();
+    vi.useRealTimers();
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -42,6 +43,9 @@ describe('library.list from the SQLite index', () => {
       written.push(await writeSampleEpisode(store, { steps: 2, task: `task-${i % 7}`, created: 1_000 + i }));
     const fork = await writeSampleFork(store, written[0], { at: 1, steps: 1 });
     const reads = vi.spyOn(DiskEpisodeStore.prototype, 'readTrace');
+    // Listed a while after they were written, as a store usually is: a version seen within
+    // moments of its file's change is read again once settled (file-version.ts).
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
 
     // First listing ever: flags are computed once per branch (QA needs the trace) and kept in the index.
     const first = await list(open());

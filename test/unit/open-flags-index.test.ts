@@ -1,7 +1,7 @@
 import { appendFileSync, cpSync, mkdtempSync, rmSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { flagRulesId, rulesIdOf } from '../../electron/engine/qa/flag-rules.js';
 import { openIndex } from '../../electron/engine/trace/episode-index.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
@@ -23,6 +23,7 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
   afterEach(async () => {
     await services?.dispose();
     services = null;
+    vi.useRealTimers();
     rmSync(home, { recursive: true, force: true });
   });
 
@@ -45,6 +46,9 @@ describe('opening a branch whose trace is unchanged reads its QA flags from the 
   async function listedOnce() {
     const store = openEpisodeStore(home);
     const ep = await writeSampleEpisode(store, { steps: 2 });
+    // Listed a while after it was written: its version had settled (file-version.ts), so the
+    // seconds a loaded machine takes before the next open cannot change it.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
     const first = fresh();
     expect((await first.handle('library.list', {})).ok).toBe(true);
     const computed = await flagsOpened(first, ep.branch);

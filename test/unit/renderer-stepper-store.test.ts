@@ -235,6 +235,34 @@ describe('stepper store', () => {
     expect(fake.callsOf('episode.flags')).toHaveLength(2);
   });
 
+  it('reads a recorded branch again when its trace is written on disk; damaged, its view goes, and it comes back once repaired', async () => {
+    const { fake, store } = setup(2);
+    fake.on('episode.open', () => episodeView(2, { state: null, end: null }));
+    await store.getState().open('b-main');
+    expect(store.getState().rows).toHaveLength(2);
+    // Steps appended to the file by another tool: the store's watch names its episode.
+    fake.on('episode.open', () => episodeView(4, { state: null, end: null }));
+    fake.emit('library.changed', { episode: null, on_disk: ['ep1'] });
+    await vi.waitFor(() => expect(store.getState().rows).toHaveLength(4));
+    // Another episode's files: nothing read.
+    const opens = fake.callsOf('episode.open').length;
+    fake.emit('library.changed', { episode: null, on_disk: ['ep2'] });
+    expect(fake.callsOf('episode.open')).toHaveLength(opens);
+    // Damaged in place: the view and its rows go with it (no panel offers steps that no longer read).
+    const damaged = { code: 'trace_corrupt' as const, message: '/x/ep1.jsonl: line 3 has type "tool_reslt"' };
+    fake.on('episode.open', () => damaged);
+    fake.emit('library.changed', { episode: null, on_disk: ['ep1'] });
+    await vi.waitFor(() => expect(store.getState().load).toBe('error'));
+    expect(store.getState().view).toBeNull();
+    expect(store.getState().rows).toEqual([]);
+    expect(store.getState().branch).toBe('b-main');
+    // Repaired: its episode is still followed, and the view comes back.
+    fake.on('episode.open', () => episodeView(4, { state: null, end: null }));
+    fake.emit('library.changed', { episode: null, on_disk: ['ep1'] });
+    await vi.waitFor(() => expect(store.getState().load).toBe('ready'));
+    expect(store.getState().rows).toHaveLength(4);
+  });
+
   it("says its end at once: the last step's row finished, the verifier's reward shown, before the end's reload answers", async () => {
     const fake = createFakeBackend();
     // Events wait for the next frame, as in the window; the state comes at once.

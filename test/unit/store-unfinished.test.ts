@@ -1,6 +1,7 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -16,7 +17,7 @@ import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/t
 import { readTraceFile } from '../../electron/engine/trace/trace-reader.js';
 import type { HeaderFields } from '../../electron/engine/trace/trace-store.js';
 import { parseJsonOutput, PROJECT_ROOT, runCli } from '../support/cli.js';
-import { sampleHeader } from '../support/traces.js';
+import { sampleHeader, writeSampleEpisode } from '../support/traces.js';
 
 let dir: string;
 let home: string;
@@ -105,6 +106,75 @@ describe('what a kill leaves half-made is completed, recovered or swept by the n
     const report = parseJsonOutput<{ episodes: { id: string }[]; skipped_live: string[] }>(again);
     expect(report.episodes.map((e) => e.id).sort()).toEqual([noMeta, forked].sort());
     expect(report.skipped_live).toEqual([]);
+  }, 60_000);
+
+  it('keeps a folder without meta.json that holds anything (a FIFO trace, a file, a closed trace) and lists it as unreadable, with why', async () => {
+    const store = openEpisodeStore(home, { skipMarkInterrupted: true });
+    const episodes = store.episodesDir;
+    // A FIFO where the main trace would be: reading it must not hang, and nothing proves it ours.
+    const piped = 'ep-20200101-000000-aaaa';
+    mkdirSync(join(episodes, piped, 'branches'), { recursive: true });
+    const fifo = join(episodes, piped, 'branches', `${piped}.jsonl`);
+    execFileSync('mkfifo', [fifo]);
+    // A file a person put in an episode-like folder.
+    const notes = 'ep-20200101-000000-bbbb';
+    mkdirSync(join(episodes, notes), { recursive: true });
+    writeFileSync(join(episodes, notes, 'notes.txt'), 'mine\n');
+    // A closed episode whose meta.json was lost: its recorded steps are not to be deleted.
+    const closed = (await writeSampleEpisode(store, { steps: 2 })).episode;
+    unlinkSync(join(episodes, closed, 'meta.json'));
+    // A FIFO in meta.json's place: every listing reads every meta.json, and none may hang on it.
+    const fifoMeta = 'ep-20200101-000000-dddd';
+    mkdirSync(join(episodes, fifoMeta, 'branches'), { recursive: true });
+    execFileSync('mkfifo', [join(episodes, fifoMeta, 'meta.json')]);
+    // Nothing but empty folders: what a kill of an older version left; removed as before.
+    const bare = 'ep-20200101-000000-cccc';
+    mkdirSync(join(episodes, bare, 'branches'), { recursive: true });
+
+    const env = { STEPBOX_HOME: home };
+    const list = await runCli(['list', '--json'], { env, timeoutMs: 30_000 });
+    expect(list.code, list.stderr).toBe(0);
+    expect(list.stderr).toContain(`removed episode ${bare}: a kill left its folder without meta.json`);
+    for (const kept of [piped, notes, closed]) {
+      expect(existsSync(join(episodes, kept)), kept).toBe(true);
+      expect(list.stderr).toContain(`left episode folder ${kept} as it is`);
+    }
+    expect(lstatSync(fifo).isFIFO()).toBe(true);
+    expect(readFileSync(join(episodes, notes, 'notes.txt'), 'utf8')).toBe('mine\n');
+    expect(existsSync(join(episodes, closed, 'branches', `${closed}.jsonl.gz`))).toBe(true);
+
+    const doc = parseJsonOutput<{ unreadable: { id: string; message: string; file: string; fix: string }[] }>(
+      list,
+    );
+    const why = Object.fromEntries(doc.unreadable.map((u) => [u.id, u]));
+    expect(Object.keys(why).sort()).toEqual([piped, notes, closed, fifoMeta].sort());
+    expect(why[fifoMeta].message).toBe(
+      `${join(episodes, fifoMeta, 'meta.json')} is damaged: it is not a regular file (a FIFO, a socket or a device)`,
+    );
+    expect(why[piped].message).toBe(
+      `${fifo} is a named pipe (FIFO), not a trace file, and its episode folder has no meta.json`,
+    );
+    expect(why[piped].file).toBe(fifo);
+    expect(why[notes].message).toBe(
+      `${join(episodes, notes)}: no meta.json, and no trace to rebuild it from (${join(episodes, notes, 'branches', `${notes}.jsonl`)} is missing)`,
+    );
+    const gz = join(episodes, closed, 'branches', `${closed}.jsonl.gz`);
+    expect(why[closed].message).toBe(
+      `${gz}: its episode folder has no meta.json (a closed trace is not read to rebuild one)`,
+    );
+    expect(why[closed].file).toBe(gz);
+    for (const u of doc.unreadable) expect(u.fix).toContain(`rm -r ${join(episodes, u.id)}`);
+
+    // The text list says the same, under the readable ones; a second start removes nothing.
+    const text = await runCli(['list'], { env, timeoutMs: 30_000 });
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain(`${piped}: ${fifo} is a named pipe (FIFO), not a trace file, and its`);
+    // show on it says the same, with the fix, as the library's entry promises.
+    const shown = await runCli(['show', piped], { env, timeoutMs: 30_000 });
+    expect(shown.code, shown.stderr).toBe(3);
+    expect(shown.stderr).toContain(`${fifo} is a named pipe (FIFO), not a trace file`);
+    expect(shown.stderr).toContain(`Fix: look at what is in ${join(episodes, piped)}`);
+    expect(readdirSync(episodes).sort()).toEqual([piped, notes, closed, fifoMeta].sort());
   }, 60_000);
 
   it('never leaves an episode folder without its meta and header: a kill at each point of creation', async () => {

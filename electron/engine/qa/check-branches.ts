@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { fileVersion, type FileVersion } from '../trace/file-version.js';
 import { checkEpisode, type EpisodeCheck } from '../../../shared/qa/check-episode.js';
 import type { TraceEvent } from '../../../shared/trace-events.js';
 import type { DiskEpisodeStore } from '../trace/episode-store.js';
@@ -77,7 +77,7 @@ export async function currentFlags(
    * The trace file's version `read` was read at (its stat taken before its content); without
    * it, flags computed from `read` are returned and not kept (their version is unknown).
    */
-  readAt?: { path: string; size: number; mtime: number } | null,
+  readAt?: FileVersion | null,
 ): Promise<IndexedFlag[]> {
   const compute = async (trace: LoadedBranch['trace']) => {
     const { flags } = await checkBranch(loadedBranch(info, trace), store, { open: trace.end === null });
@@ -89,9 +89,7 @@ export async function currentFlags(
   // written stood for the ended trace, and the end's own flags never showed.
   let at = readAt ?? null;
   if (!at) {
-    const path = store.currentTracePath(info);
-    const st = statSync(path, { throwIfNoEntry: false });
-    at = st ? { path, size: st.size, mtime: st.mtimeMs } : null;
+    at = fileVersion(store.currentTracePath(info));
   }
   const rules = flagRulesId();
   const known = at ? index.checkedFlags(info.branch, rules, at) : null;

@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './sqlite.js';
-import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
+import { fileVersion, versionKey, type FileVersion } from './file-version.js';
 import { join } from 'node:path';
 import { canonicalJson } from '../../../shared/jcs.js';
-import type { StoredBranch, StoredBranches } from './stored-branches.js';
+import type { StoredBranch, StoredBranches, UnlistedFolder } from './stored-branches.js';
 import { logger } from '../log.js';
 import type { ParsedTrace } from './trace-reader.js';
 import { branchOutcome } from './branch-outcome.js';
@@ -16,7 +16,7 @@ import { unreadableTrace, type UnreadableEpisode } from './unreadable-episodes.j
 const log = logger('index');
 
 /** Bump when the tables change: an index of another version is dropped and rebuilt from the traces. */
-const INDEX_VERSION = 8;
+const INDEX_VERSION = 9;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS episodes (
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS branches (
   status TEXT NOT NULL, end_reason TEXT, steps INTEGER NOT NULL, unfinished INTEGER NOT NULL, episode_return REAL,
   gamma REAL NOT NULL, final_reward REAL,
   verifier_success INTEGER, candidate_number INTEGER, candidate_action TEXT,
-  ended INTEGER, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL);
+  ended INTEGER, trace_path TEXT NOT NULL, trace_version TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS branches_episode ON branches(episode);
 CREATE TABLE IF NOT EXISTS steps (
   branch TEXT NOT NULL, step INTEGER NOT NULL, kind TEXT NOT NULL, tool TEXT, args_summary TEXT,
@@ -50,12 +50,10 @@ CREATE TABLE IF NOT EXISTS flags (
   branch TEXT NOT NULL, rule TEXT NOT NULL, step INTEGER, severity TEXT NOT NULL, message TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS flags_branch ON flags(branch);
 CREATE TABLE IF NOT EXISTS flag_checks (
-  branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL, trace_mtime REAL NOT NULL,
-  rules TEXT NOT NULL);
+  branch TEXT PRIMARY KEY, trace_path TEXT NOT NULL, trace_version TEXT NOT NULL, rules TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS unreadable (
-  branch TEXT PRIMARY KEY, episode TEXT NOT NULL, trace_path TEXT NOT NULL, trace_size INTEGER NOT NULL,
-  trace_mtime REAL NOT NULL, cause_path TEXT, cause_size INTEGER, cause_mtime REAL, schema TEXT, message TEXT NOT NULL,
-  file TEXT NOT NULL, fix TEXT);
+  branch TEXT PRIMARY KEY, episode TEXT NOT NULL, trace_path TEXT NOT NULL, trace_version TEXT NOT NULL,
+  cause_path TEXT, cause_version TEXT, schema TEXT, message TEXT NOT NULL, file TEXT NOT NULL, fix TEXT);
 `;
 
 /** The tables read from the traces alone (a rebuild empties them; flags come from `check`). */
@@ -203,15 +201,18 @@ export class EpisodeIndex {
    * `lineage` is the branch's events with a fork's inherited steps ({@link lineageEvents}):
    * its outcome is worked out over them, as every view does, so an open fork's return in
    * the list is the one its window and compare show. Searched steps stay the trace's own.
+   * `at` is the trace file's version taken before it was read: a write during the read then
+   * leaves the row under an older version than the file's, and the next refresh reads it again
+   * (a stat after the read kept a half-rewritten read under the finished file's version).
    */
-  indexBranch(trace: ParsedTrace, lineage?: readonly TraceEvent[]): void {
+  indexBranch(trace: ParsedTrace, lineage?: readonly TraceEvent[], at?: FileVersion | null): void {
     const h = trace.header;
     const all = [...trace.events, ...trace.partial];
     // Step 0 is the setup, not a decision: the index counts and searches decisions.
     const steps = summarizeSteps(all).filter((s) => s.step >= 1);
     const outcome = branchOutcome(h, lineage ?? all, trace.end);
     const candidate = candidateMarkOf(h, all);
-    const st = existsSync(trace.path) ? statSync(trace.path) : null;
+    const st = at === undefined ? fileVersion(trace.path) : at;
     const del = (table: string) => this.db.prepare(`DELETE FROM ${table} WHERE branch = ?`).run(h.branch);
     this.db
       .transaction(() => {
@@ -236,8 +237,8 @@ export class EpisodeIndex {
           .prepare(
             `INSERT OR REPLACE INTO branches (id, episode, parent, fork_step, resume_of, created, status, end_reason,
                steps, unfinished, episode_return, gamma, final_reward, verifier_success, candidate_number,
-               candidate_action, ended, trace_path, trace_size, trace_mtime)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+               candidate_action, ended, trace_path, trace_version)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           )
           .run(
             h.branch,
@@ -258,8 +259,7 @@ export class EpisodeIndex {
             candidate?.action ?? null,
             trace.end?.t ?? null,
             trace.path,
-            st?.size ?? 0,
-            st?.mtimeMs ?? 0,
+            st ? versionKey(st) : '',
           );
         for (const t of ['steps', 'tool_calls', 'errors', 'memory_writes']) del(t);
         const insStep = this.db.prepare(
@@ -336,21 +336,21 @@ export class EpisodeIndex {
    * flagRulesId) from the trace version the index holds for it, so a library listing need not
    * read that trace again until it or the rules change.
    */
-  markFlagsChecked(branch: string, rules: string, at?: { path: string; size: number; mtime: number }): void {
+  markFlagsChecked(branch: string, rules: string, at?: FileVersion): void {
     // The version the flags were computed from when the caller knows it (the content read);
     // else the one the index holds for the branch.
     if (at) {
       this.db
         .prepare(
-          'INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime, rules) VALUES (?, ?, ?, ?, ?)',
+          'INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_version, rules) VALUES (?, ?, ?, ?)',
         )
-        .run(branch, at.path, at.size, at.mtime, rules);
+        .run(branch, at.path, versionKey(at), rules);
       return;
     }
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_size, trace_mtime, rules)
-         SELECT id, trace_path, trace_size, trace_mtime, ? FROM branches WHERE id = ?`,
+        `INSERT OR REPLACE INTO flag_checks (branch, trace_path, trace_version, rules)
+         SELECT id, trace_path, trace_version, ? FROM branches WHERE id = ?`,
       )
       .run(rules, branch);
   }
@@ -361,8 +361,8 @@ export class EpisodeIndex {
       this.db
         .prepare(
           `SELECT b.id FROM branches b LEFT JOIN flag_checks c ON c.branch = b.id
-           WHERE c.branch IS NULL OR c.trace_path != b.trace_path OR c.trace_size != b.trace_size
-             OR c.trace_mtime != b.trace_mtime OR c.rules != ?`,
+           WHERE c.branch IS NULL OR c.trace_path != b.trace_path OR c.trace_version != b.trace_version
+             OR c.rules != ?`,
         )
         .all(rules) as Row[]
     ).map((r) => r.id as string);
@@ -370,20 +370,16 @@ export class EpisodeIndex {
 
   /**
    * The branch's flags in the order they were found, when they were computed from this very
-   * trace file (its path, size and mtime, as {@link markFlagsChecked} recorded them) by these
+   * trace file (its version, as {@link markFlagsChecked} recorded it) by these
    * rules; null when the trace or the rules changed since, or it was never checked. Opening a branch reads them instead of
    * running every QA rule over its trace again (issue 19.10).
    */
-  checkedFlags(
-    branch: string,
-    rules: string,
-    trace: { path: string; size: number; mtime: number },
-  ): IndexedFlag[] | null {
+  checkedFlags(branch: string, rules: string, trace: FileVersion): IndexedFlag[] | null {
     const checked = this.db
       .prepare(
-        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_size = ? AND trace_mtime = ? AND rules = ?',
+        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_version = ? AND rules = ?',
       )
-      .get(branch, trace.path, trace.size, trace.mtime, rules);
+      .get(branch, trace.path, versionKey(trace), rules);
     if (!checked) return null;
     return this.db
       .prepare('SELECT rule, step, severity, message FROM flags WHERE branch = ? ORDER BY rowid')
@@ -419,17 +415,21 @@ export class EpisodeIndex {
 
   /**
    * Brings the index in line with the store: indexes every branch whose trace changed
-   * since it was indexed (path, size or mtime) and forgets branches whose trace is gone.
+   * since it was indexed (its {@link FileVersion}: path, size, mtime, ctime, inode, and
+   * whether it had settled, so a rewrite in place is never taken for the trace indexed) and
+   * forgets branches whose trace is gone.
    * Returns how many branches it (re)indexed. A trace that cannot be read (a line rewritten
    * after it was indexed, a corrupt fork, a link or a FIFO in its place) loses its row and is
    * recorded as unreadable ({@link unreadable}), read again only once it (or the file that
-   * failed, a fork's parent's) changes.
+   * failed, a fork's parent's) changes. An episode folder the store cannot list (no meta.json
+   * the sweep could rebuild, a damaged one) is recorded as unreadable too, with why.
    */
   refresh(store: StoredBranches): number {
     const known = new Map(
-      (this.db.prepare('SELECT id, trace_path, trace_size, trace_mtime FROM branches').all() as Row[]).map(
-        (r) => [r.id as string, r],
-      ),
+      (this.db.prepare('SELECT id, trace_path, trace_version FROM branches').all() as Row[]).map((r) => [
+        r.id as string,
+        r,
+      ]),
     );
     const failed = new Map(
       (this.db.prepare('SELECT * FROM unreadable').all() as Row[]).map((r) => [r.branch as string, r]),
@@ -443,10 +443,10 @@ export class EpisodeIndex {
         const st = fileVersion(b.tracePath);
         // Gone since it was listed (closed into its .gz meanwhile): the next refresh finds it.
         if (st === null) continue;
-        if (sameVersion(known.get(b.branch), 'trace', b.tracePath, st)) continue;
+        if (sameVersion(known.get(b.branch), 'trace', st)) continue;
         const f = failed.get(b.branch);
-        if (f && sameVersion(f, 'trace', b.tracePath, st) && causeUnchanged(f)) bad.add(b.branch);
-        else if (this.tryIndex(store, b)) indexed += 1;
+        if (f && sameVersion(f, 'trace', st) && causeUnchanged(f)) bad.add(b.branch);
+        else if (this.tryIndex(store, b, st)) indexed += 1;
         else bad.add(b.branch);
       }
     }
@@ -465,21 +465,44 @@ export class EpisodeIndex {
           more = true;
         }
     }
+    const strays = new Set<string>();
+    for (const folder of store.unlistedFolders?.() ?? []) {
+      strays.add(folder.episode);
+      this.recordUnlisted(folder, failed.get(folder.episode));
+    }
     for (const id of known.keys()) if (!seen.has(id)) this.removeBranch(id);
     for (const id of failed.keys())
-      if (!seen.has(id)) this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(id);
+      if (!seen.has(id) && !strays.has(id))
+        this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(id);
     return indexed;
   }
 
-  private tryIndex(store: StoredBranches, b: StoredBranch): boolean {
+  /** Records an episode folder the store cannot list (unless the row says so already: no write, no watch event). */
+  private recordUnlisted(folder: UnlistedFolder, had: Row | undefined): void {
+    if (had && had.trace_path === folder.dir && had.message === folder.message && had.fix === folder.fix)
+      return;
+    this.removeBranch(folder.episode);
+    this.db
+      .prepare(
+        `INSERT OR REPLACE INTO unreadable (branch, episode, trace_path, trace_version, cause_path, cause_version,
+           schema, message, file, fix) VALUES (?, ?, ?, '', NULL, NULL, NULL, ?, ?, ?)`,
+      )
+      .run(folder.episode, folder.episode, folder.dir, folder.message, folder.file, folder.fix);
+  }
+
+  private tryIndex(store: StoredBranches, b: StoredBranch, at?: FileVersion): boolean {
+    // Taken before the read (see indexBranch); a fork re-tried for its parent's sake has none yet.
+    const own = at ?? fileVersion(b.tracePath);
+    // Moved or removed meanwhile (closed into its .gz): not damage; the next refresh reads it where it is.
+    if (own === null) return false;
     try {
-      this.indexBranch(store.readTrace(b), lineageEvents(store, b));
+      this.indexBranch(store.readTrace(b), lineageEvents(store, b), own);
       this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(b.branch);
       return true;
     } catch (e) {
       const u = unreadableTrace(e, b);
       log.warn(`${b.tracePath}: not indexed: ${u.message}`);
-      this.recordUnreadable(b, u);
+      this.recordUnreadable(b, u, own);
       return false;
     }
   }
@@ -489,26 +512,23 @@ export class EpisodeIndex {
    * file that failed; a row it had (indexed before the trace was damaged) goes, so the branch
    * is listed once, as unreadable, not with what its trace said before.
    */
-  private recordUnreadable(b: StoredBranch, u: UnreadableEpisode): void {
-    const own = fileVersion(b.tracePath);
+  private recordUnreadable(b: StoredBranch, u: UnreadableEpisode, own: FileVersion): void {
     // Moved or removed while read: not damage; the next refresh reads it where it is.
-    if (own === null) return;
+    if (fileVersion(b.tracePath) === null) return;
     const cause = u.file !== b.tracePath ? fileVersion(u.file) : null;
     this.removeBranch(b.branch);
     this.db
       .prepare(
-        `INSERT OR REPLACE INTO unreadable (branch, episode, trace_path, trace_size, trace_mtime, cause_path,
-           cause_size, cause_mtime, schema, message, file, fix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT OR REPLACE INTO unreadable (branch, episode, trace_path, trace_version, cause_path, cause_version,
+           schema, message, file, fix) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         b.branch,
         b.episode,
         b.tracePath,
-        own.size,
-        own.mtimeMs,
+        versionKey(own),
         cause ? u.file : null,
-        cause?.size ?? null,
-        cause?.mtimeMs ?? null,
+        cause ? versionKey(cause) : null,
         u.schema,
         u.message,
         u.file,
@@ -546,6 +566,7 @@ export class EpisodeIndex {
     let n = 0;
     for (const episode of store.listEpisodes())
       for (const b of store.branchesOrNone(episode)) if (this.tryIndex(store, b)) n += 1;
+    for (const folder of store.unlistedFolders?.() ?? []) this.recordUnlisted(folder, undefined);
     this.db.exec('DELETE FROM flags WHERE branch NOT IN (SELECT id FROM branches)');
     return n;
   }
@@ -599,6 +620,12 @@ export class EpisodeIndex {
     };
     for (const [t, by] of Object.entries(order))
       out[t] = this.db.prepare(`SELECT * FROM ${t} ORDER BY ${by}`).all() as Row[];
+    // What was read, not when: a version says whether it had settled when read (file-version.ts),
+    // so the same trace indexed at its close and rebuilt seconds later differs there alone.
+    out.branches = out.branches.map((r) => {
+      const { trace_version: _version, ...rest } = r;
+      return rest;
+    });
     return out;
   }
 
@@ -678,23 +705,10 @@ export class EpisodeIndex {
   }
 }
 
-/** A trace file's own stat (a link's, never its target's), or null when it is gone. */
-function fileVersion(path: string): Stats | null {
-  try {
-    return lstatSync(path);
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw e;
-  }
-}
-
-/** Whether a row's `<prefix>_path/size/mtime` are this file's as it is now. */
-function sameVersion(row: Row | undefined, prefix: string, path: string, st: Stats): boolean {
+/** Whether a row's `<prefix>_path` and `<prefix>_version` are this file's as it is now. */
+function sameVersion(row: Row | undefined, prefix: string, st: FileVersion): boolean {
   return (
-    row !== undefined &&
-    row[`${prefix}_path`] === path &&
-    row[`${prefix}_size`] === st.size &&
-    row[`${prefix}_mtime`] === st.mtimeMs
+    row !== undefined && row[`${prefix}_path`] === st.path && row[`${prefix}_version`] === versionKey(st)
   );
 }
 
@@ -702,7 +716,7 @@ function sameVersion(row: Row | undefined, prefix: string, path: string, st: Sta
 function causeUnchanged(row: Row): boolean {
   if (row.cause_path === null) return true;
   const st = fileVersion(row.cause_path as string);
-  return st !== null && sameVersion(row, 'cause', row.cause_path as string, st);
+  return st !== null && sameVersion(row, 'cause', st);
 }
 
 function branchRow(r: Row): BranchRow {
@@ -784,7 +798,8 @@ export function readOnlyIndex(store: StoredBranches): { index: EpisodeIndex; how
 export function indexClosedBranch(store: StoredBranches, b: StoredBranch, open?: EpisodeIndex): void {
   const index = open ?? openIndex(store.home);
   try {
-    index.indexBranch(store.readTrace(b), lineageEvents(store, b));
+    const at = fileVersion(b.tracePath);
+    index.indexBranch(store.readTrace(b), lineageEvents(store, b), at);
   } finally {
     if (!open) index.close();
   }

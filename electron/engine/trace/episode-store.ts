@@ -27,7 +27,19 @@
  * const index = openIndex(store.home);           // list/search/flags (see episode-index.ts)
  * ```
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+} from 'node:fs';
+import { readOpened } from '../read-opened.js';
 import { join, resolve as resolvePath } from 'node:path';
 import type { AppErrorCode } from '../../../shared/errors.js';
 import { CURRENT_TRACE_SCHEMA, type HeaderEvent } from '../../../shared/trace-events.js';
@@ -40,9 +52,14 @@ import { fsyncDir, writeFileAtomic } from './durable-fs.js';
 import { BRANCH_PREFIX, EPISODE_PREFIX, isSafeId, newId } from './episode-ids.js';
 import { indexClosedBranch } from './episode-index.js';
 import { markInterruptedIn } from './interrupted.js';
-import { CREATING_PREFIX, sweepUnfinishedIn } from './unfinished.js';
+import {
+  CREATING_PREFIX,
+  sweepUnfinishedIn,
+  unlistedFolderFix,
+  unlistedFolderProblem,
+} from './unfinished.js';
 import { currentProcessIdentity } from '../process-identity.js';
-import type { StoredBranch, StoredBranches } from './stored-branches.js';
+import type { StoredBranch, StoredBranches, UnlistedFolder } from './stored-branches.js';
 import { readTraceFile, TraceCorruptError, type ParsedTrace } from './trace-reader.js';
 import { UnsupportedSchemaError } from './trace-upgrade.js';
 import type { BranchInfo, EpisodeStore, HeaderFields } from './trace-store.js';
@@ -59,6 +76,8 @@ export class StoreError extends Error {
   constructor(
     readonly code: AppErrorCode,
     message: string,
+    /** The command or step that fixes it, when the code's default would not. */
+    readonly fix: string | null = null,
   ) {
     super(message);
   }
@@ -222,7 +241,7 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     if (!isSafeId(episode) || !existsSync(path)) throw new StoreError('not_found', `no episode ${episode}`);
     let json: unknown;
     try {
-      json = JSON.parse(readFileSync(path, 'utf8'));
+      json = JSON.parse(readMetaText(path));
     } catch (e) {
       throw new StoreError('trace_corrupt', `${path} is damaged: ${(e as Error).message}`);
     }
@@ -252,6 +271,41 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
       .map((d) => d.name)
       .sort()
       .reverse();
+  }
+
+  /**
+   * The `ep-…` folders {@link listEpisodes} leaves out or cannot read the meta of: no meta.json
+   * (the startup sweep left it, nothing proving it stepbox's own leftover) or a damaged one,
+   * each with why and the fix. Read-only: what the library names instead of dropping it.
+   */
+  unlistedFolders(): UnlistedFolder[] {
+    const out: UnlistedFolder[] = [];
+    for (const d of readdirSync(this.episodesDir, { withFileTypes: true })) {
+      if (!d.isDirectory()) continue;
+      const folder = this.unlistedFolder(d.name);
+      if (folder) out.push(folder);
+    }
+    return out.sort((a, b) => (a.episode < b.episode ? 1 : -1));
+  }
+
+  /** The episode folder `name` when it is one the store cannot list ({@link unlistedFolders}), else null. */
+  private unlistedFolder(name: string): UnlistedFolder | null {
+    if (!name.startsWith(EPISODE_PREFIX) || !isSafeId(name)) return null;
+    const dir = this.episodeDir(name);
+    if (!lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) return null;
+    const metaPath = join(dir, 'meta.json');
+    let problem: { why: string; file: string } | null;
+    if (existsSync(metaPath)) {
+      try {
+        this.meta(name);
+        problem = null;
+      } catch (e) {
+        problem = { why: (e as Error).message, file: metaPath };
+      }
+    } else problem = unlistedFolderProblem(dir, name);
+    return problem
+      ? { episode: name, dir, file: problem.file, message: problem.why, fix: unlistedFolderFix(dir) }
+      : null;
   }
 
   /** One branch's info; throws `not_found`. */
@@ -322,6 +376,9 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
       }
     }
     if (matches.size === 1) return [...matches.values()][0];
+    // An episode folder the store cannot list says why (`show` of a listed unreadable entry).
+    const stray = matches.size === 0 ? this.unlistedFolder(id) : null;
+    if (stray) throw new StoreError('trace_corrupt', stray.message, stray.fix);
     if (matches.size === 0)
       throw new StoreError('not_found', `no episode or branch matches "${id}"; \`stepbox list\` shows them`);
     throw new StoreError(
@@ -372,6 +429,31 @@ export class DiskEpisodeStore implements EpisodeStore, StoredBranches {
     const st = lstatSync(path);
     if (!st.isDirectory()) return st.size;
     return readdirSync(path).reduce((n, name) => n + DiskEpisodeStore.sizeOf(join(path, name)), 0);
+  }
+}
+
+/** The largest meta.json read (one entry per branch: thousands of forks fit many times over). */
+const MAX_META_BYTES = 16 * 1024 ** 2;
+
+/**
+ * A meta.json's text, never through a link and never blocking on a FIFO (every listing reads
+ * every episode's): anything but a regular file of a sane size is refused, saying what it is.
+ */
+function readMetaText(path: string): string {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new Error('it is a symbolic link, not a file');
+    throw e;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new Error('it is not a regular file (a FIFO, a socket or a device)');
+    if (st.size > MAX_META_BYTES) throw new Error(`it is ${st.size} bytes, more than a meta.json can be`);
+    return readOpened(fd, st.size).toString('utf8');
+  } finally {
+    closeSync(fd);
   }
 }
 

@@ -4,14 +4,17 @@
  * - `.creating-<episode>-<pid>/` — an episode being assembled (episode-store.ts) when its
  *   process died: nothing of it was ever visible; removed.
  * - `ep-…/` without `meta.json` (left by versions that made the folder in place): the meta
- *   is rebuilt from its main trace's header when that is whole, else the folder is removed
- *   (nothing was recorded in it).
+ *   is rebuilt from its main trace's header when that is whole; the folder is removed only
+ *   when it holds nothing but empty folders (what such a kill left: nothing was recorded).
+ *   Anything else in it (a trace cut or damaged, a FIFO, a link, a file someone put there) is
+ *   not provably stepbox's leftover: it stays, and the library lists it as unreadable with
+ *   why ({@link unlistedFolderProblem}).
  * - a `.jsonl` trace with no complete header line (empty or half-written by such a
  *   version): the branch recorded nothing; removed (the whole episode for a main branch).
- * - `*.tmp-<pid>-…` files of a durable write whose process died; removed.
+ * - `*.tmp-<pid>-…` regular files of a durable write whose process died; removed.
  * Each repair writes one line to stderr naming what it did.
  */
-import { existsSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, rmSync, statSync, unlinkSync } from 'node:fs';
 import { firstTraceLine, TraceCorruptError } from './trace-reader.js';
 import { join } from 'node:path';
 import { logger } from '../log.js';
@@ -54,35 +57,111 @@ function wholeHeaderLine(path: string): string | null | undefined {
   }
 }
 
-/** Removes `*.tmp-<pid>-…` files of dead processes in `dir`. */
+/** Removes `*.tmp-<pid>-…` files of dead processes in `dir` (regular files only: what a durable write makes). */
 function sweepTempFiles(dir: string): void {
   if (!existsSync(dir)) return;
   for (const name of readdirSync(dir)) {
     const pid = tempFilePid(name);
-    if (pid !== null && deadPid(pid)) rmSync(join(dir, name), { force: true });
+    if (pid !== null && deadPid(pid) && lstatSync(join(dir, name)).isFile())
+      rmSync(join(dir, name), { force: true });
   }
 }
 
-/** Rebuilds a lost meta.json from the main trace's header; false when there is no whole header. */
-function recoverMeta(dir: string, episode: string): boolean {
-  const branches = join(dir, 'branches');
-  const plain = join(branches, `${episode}.jsonl`);
-  if (!existsSync(plain)) return false;
-  const line = wholeHeaderLine(plain);
-  if (line === null || line === undefined) return false;
+/** What to do about an episode folder the store cannot list: the one fix the library and `list` say. */
+export function unlistedFolderFix(dir: string): string {
+  return `look at what is in ${dir}: put the episode back from its bundle (npx stepbox bundle import FILE --force), or remove the folder if it is not one (rm -r ${dir})`;
+}
+
+/**
+ * The meta.json a folder without one gets back from its main trace's header, or why it cannot
+ * (in words for a person, naming the file). Reads the header line only, never through a link
+ * and never blocking on a FIFO (firstTraceLine).
+ */
+function metaFromTrace(dir: string, episode: string): { meta: EpisodeMeta } | { why: string; file: string } {
+  const plain = join(dir, 'branches', `${episode}.jsonl`);
+  // Each starts with the file it names (the library says it once, on its own line).
+  const noMeta = 'its episode folder has no meta.json';
+  let line: string | null;
+  try {
+    // lstat: a link or a FIFO in the trace's place is there, whatever it points at.
+    lstatSync(plain);
+    line = firstTraceLine(plain);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      const gz = `${plain}.gz`;
+      return existsSync(gz)
+        ? { why: `${gz}: ${noMeta} (a closed trace is not read to rebuild one)`, file: gz }
+        : { why: `${dir}: no meta.json, and no trace to rebuild it from (${plain} is missing)`, file: dir };
+    }
+    if (e instanceof TraceCorruptError) return { why: `${e.message}, and ${noMeta}`, file: plain };
+    throw e;
+  }
+  const notHeader = { why: `${plain}: line 1 is not this episode's header, and ${noMeta}`, file: plain };
+  if (line === null) return { why: `${plain}: its header is cut off, and ${noMeta}`, file: plain };
   let header: HeaderFields & { type?: unknown; episode?: unknown; writer?: ProcessIdentity };
   try {
     header = JSON.parse(line) as typeof header;
   } catch {
-    return false;
+    return notHeader;
   }
-  if (header.type !== 'header' || header.episode !== episode) return false;
+  if (header === null || typeof header !== 'object' || header.type !== 'header' || header.episode !== episode)
+    return notHeader;
   const meta = EpisodeMeta.safeParse(
     episodeMetaFor(episode, header, header.writer ?? currentProcessIdentity()),
   );
-  if (!meta.success) return false;
-  writeFileAtomic(join(dir, 'meta.json'), JSON.stringify(meta.data, null, 2) + '\n');
+  return meta.success ? { meta: meta.data } : notHeader;
+}
+
+/**
+ * Why an episode folder without meta.json is not listed, for the library (null when its meta
+ * can be rebuilt from its trace: the next startup sweep does).
+ */
+export function unlistedFolderProblem(dir: string, episode: string): { why: string; file: string } | null {
+  const found = metaFromTrace(dir, episode);
+  return 'meta' in found ? null : found;
+}
+
+/** The most entries {@link onlyEmptyFolders} looks through: a kill leaves two empty folders. */
+const MAX_EMPTY_CHECK = 64;
+
+/**
+ * Whether `dir` holds nothing but (nested) empty folders, never followed through a link: all a
+ * kill between making an episode's folder and writing its meta.json left (older versions), so
+ * removing it loses nothing. Anything else (a file, a FIFO, a link, many entries) is no proof.
+ */
+function onlyEmptyFolders(dir: string, budget = { left: MAX_EMPTY_CHECK }): boolean {
+  for (const name of readdirSync(dir)) {
+    if (--budget.left < 0) return false;
+    const path = join(dir, name);
+    if (!lstatSync(path).isDirectory() || !onlyEmptyFolders(path, budget)) return false;
+  }
   return true;
+}
+
+/**
+ * Gives a folder without meta.json its meta back, or removes it when provably an empty leftover;
+ * else leaves it as it is (the library names it). Returns what it did.
+ */
+function repairMetaLess(
+  store: UnfinishedStore,
+  dir: string,
+  episode: string,
+): 'recovered' | 'removed' | 'left' {
+  const found = metaFromTrace(dir, episode);
+  if ('meta' in found) {
+    writeFileAtomic(join(dir, 'meta.json'), JSON.stringify(found.meta, null, 2) + '\n');
+    log.warn(`recovered episode ${episode}: its meta.json was lost to a kill; rebuilt from its trace header`);
+    return 'recovered';
+  }
+  if (onlyEmptyFolders(dir)) {
+    store.removeEpisode(episode);
+    log.warn(
+      `removed episode ${episode}: a kill left its folder without meta.json or a trace (nothing was recorded)`,
+    );
+    return 'removed';
+  }
+  log.warn(`left episode folder ${episode} as it is: ${found.why}; the library lists it as unreadable`);
+  return 'left';
 }
 
 /** Removes unclosed traces that never got a whole header; returns how many (the main branch's takes its episode). */
@@ -137,19 +216,11 @@ export function sweepUnfinishedIn(store: UnfinishedStore): number {
       sweepTempFiles(path);
       sweepTempFiles(join(path, 'branches'));
       if (!existsSync(join(path, 'meta.json'))) {
-        if (recoverMeta(path, episode)) {
-          log.warn(
-            `recovered episode ${episode}: its meta.json was lost to a kill; rebuilt from its trace header`,
-          );
-        } else {
-          store.removeEpisode(episode);
-          log.warn(
-            `removed episode ${episode}: a kill left its folder without meta.json or a trace (nothing was recorded)`,
-          );
-          repaired += 1;
-          continue;
-        }
+        const did = repairMetaLess(store, path, episode);
+        // Left: nothing of it is touched (its traces are not swept as cut either).
+        if (did === 'left') continue;
         repaired += 1;
+        if (did === 'removed') continue;
       }
       repaired += sweepHeaderless(store, episode);
     } catch (e) {

@@ -170,7 +170,9 @@ export function StepperBar(props: { readonly onKeys: () => void }) {
           >
             {view?.summary.task ?? ''}
           </span>{' '}
-          · <IdText id={branch} copy testId="episode-id" /> ·{' '}
+          {/* No task before the id when the branch could not be read: no dot leading the line. */}
+          {view ? '· ' : ''}
+          <IdText id={branch} copy testId="episode-id" /> ·{' '}
           <span
             className={`badge st-${opening ? 'idle' : live ? (state === 'running' ? (waitsForPerson ? 'waiting' : 'running') : state === 'ended' ? 'ended' : 'paused') : flaggedSuccess ? 'flagged' : recordedStatus === 'recorded' ? 'open' : recordedStatus}`}
             data-testid="episode-state"

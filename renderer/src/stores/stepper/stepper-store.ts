@@ -359,6 +359,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   // Loads in flight may answer out of order (a step's reload, then the end's): only the
   // latest one applies, or an older view without the end and its QA flags overwrites it.
   let loads = 0;
+  // The branch last shown and its episode: which episode's files to follow once its view is gone.
+  let viewed: { branch: string; episode: string } | null = null;
   // Reads of a live branch's QA flags (readFlags): only the latest applies, and none begun
   // before a load that answered since (the load's view carries flags as new).
   let flagReads = 0;
@@ -413,10 +415,14 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       performance.mark('stepbox:open-received');
       if (mine !== loads || get().branch !== branch) return;
       if (!res.ok) {
-        set({ load: 'error', error: errorText(res) });
+        // A trace that no longer reads (damaged in place while shown) takes its view with it:
+        // every panel then says the branch could not be opened, none offers its old steps.
+        const gone = res.error.code === 'trace_corrupt';
+        set({ ...(gone ? { ...initial, branch } : {}), load: 'error', error: errorText(res) });
         return;
       }
       const v = res.value;
+      viewed = { branch, episode: v.summary.episode };
       const from = v.rows_from ?? 0;
       // A reload keeps the earlier rows it has on screen until their fresh pages replace them.
       const firstFresh = v.rows[0]?.step ?? Infinity;
@@ -735,9 +741,18 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
   // says so (library.changed). A view loaded before that may lack the flags of the closed
   // trace, so it is read again (from the server's cache when nothing changed). A live one
   // says so each time it stops (a step, a pause): its flags are read again, as the library's are.
-  const offLibrary = client.onLibraryChanged(({ episode }) => {
+  // A recorded branch whose files were written on disk (steps appended by another process or a
+  // person, a rewrite, damage) is read again, so its rows follow the file, or its error says why.
+  const offLibrary = client.onLibraryChanged(({ episode, on_disk }) => {
     const s = store.getState();
-    if (s.branch === null || s.load !== 'ready' || s.view?.summary.episode !== episode) return;
+    // The episode of the open branch, also once its view went with a trace that stopped reading.
+    const open = s.view?.summary.episode ?? (viewed?.branch === s.branch ? viewed.episode : undefined);
+    if (s.branch === null || open === undefined) return;
+    if (!s.live && on_disk?.includes(open) && (s.load === 'ready' || s.load === 'error')) {
+      void s.reload();
+      return;
+    }
+    if (s.load !== 'ready' || open !== episode) return;
     if (s.state === 'ended') void s.reload();
     else if (s.live) void readFlags(s.branch);
   });
