@@ -254,6 +254,14 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       await app.screenshot(`journey-own-${name}-3-starting-1024x700`);
       await stepper.waitForBranch(300_000);
       await app.settled({ timeoutMs: 300_000 });
+      // Step 0 says where the task came from, whole beside a built image's long name (it read
+      // "…ask.toml" at 1024 px); a bare folder's task was made in the window and names no file.
+      await inspector.waitForStep(0, 60_000);
+      await inspector.task.waitFor();
+      if (world.goal === undefined)
+        expect(await layout.readable(inspector.taskPath), await layout.unreadable(inspector.taskPath)).toBe(
+          true,
+        );
       await shoot(app, `${name}-4-step0`);
 
       // Step 1, read in the inspector's Output.
