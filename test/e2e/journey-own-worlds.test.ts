@@ -211,11 +211,18 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       await page.getByTestId('open-submit').click();
       await library.openDialog.waitFor({ state: 'detached' });
       await library.project(path).waitFor();
+      // Listed, it says what Start still needs: no world of one's own names an agent (it said
+      // "with the task's own agent", and Start was refused for the lack of one).
+      await expect(library.projectAgent(path).innerText()).resolves.toBe(
+        'no agent yet: type one in Agent, above',
+      );
+      await shoot(app, `${name}-1b-opened`);
 
       // Its card: Goal and Check where it takes them, the agent.
       if (world.goal) await library.projectGoal(path).fill(world.goal);
       if (world.check) await library.projectCheck(path).fill(world.check);
       await library.agentField.fill(`scripted:${script}`);
+      await expect(library.projectAgent(path).innerText()).resolves.toBe(`with scripted:${script}`);
       await library.project(path).scrollIntoViewIfNeeded();
       expect(await layout.onScreen(library.projectStart(path))).toBe(true);
       await shoot(app, `${name}-2-card`);
