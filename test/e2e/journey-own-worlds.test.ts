@@ -211,6 +211,8 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       await page.getByTestId('open-submit').click();
       await library.openDialog.waitFor({ state: 'detached' });
       await library.project(path).waitFor();
+      // The focus is back on Open…, the next Tab in the new project's card (it was on the page).
+      expect((await layout.focused()).testId).toBe('projects-open');
       // Listed, it says what Start still needs: no world of one's own names an agent (it said
       // "with the task's own agent", and Start was refused for the lack of one).
       await expect(library.projectAgent(path).innerText()).resolves.toBe(
