@@ -88,12 +88,13 @@ export function verdictWords(v: VerifierResult | null | undefined): string {
 }
 
 /**
- * A verifier that wrote a reward (a Harbor task's), as the end of an episode tells it:
- * {@link verdictWords}; null when it wrote none (its exit code decided, and the end's own words
- * say passed or failed).
+ * A verifier's verdict as the end of an episode tells it: {@link verdictWords}, whether its exit
+ * code or a reward file decided; null when none ran or it gave none (the end says why). A bare
+ * folder's Check passed read "succeeded: the agent gave its final answer", as if the agent's
+ * word had decided, where a Harbor task's end named its verifier.
  */
 export function verifierVerdict(v: VerifierResult | null | undefined): string | null {
-  if (!v || v.error || v.reward === undefined) return null;
+  if (!v || v.error) return null;
   return verdictWords(v);
 }
 

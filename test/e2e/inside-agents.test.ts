@@ -113,7 +113,7 @@ describe('web mode: Codex CLI and Claude Code inside the sandbox, stepped from t
       await app.timeline.waitForStep(3);
       // How it ended, in words (the verifier ran greet.py in the sandbox).
       await expect(app.stepper.endReason.innerText()).resolves.toBe(
-        'This episode succeeded: the agent gave its final answer.',
+        'This episode succeeded: the agent gave its final answer. Verifier passed (exit 0).',
       );
 
       // Step 1 like any episode's: the action that ran (as edited), its result, its files.

@@ -177,7 +177,9 @@ describe('web mode: pause before the tool runs, edit its arguments, run it', () 
       await app.stepper.waitForEnd();
       // How it ended, read whole at this width (not cut after "the agen…" in the toolbar).
       const end = app.stepper.endReason;
-      await expect(end.innerText()).resolves.toBe('This episode succeeded: the agent gave its final answer.');
+      await expect(end.innerText()).resolves.toBe(
+        'This episode succeeded: the agent gave its final answer. Verifier passed (exit 0).',
+      );
       expect(await layout.readable(end)).toBe(true);
       const ended = app.inject.ended;
       await ended.waitFor({ timeout: 10_000 });

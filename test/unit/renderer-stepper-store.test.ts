@@ -789,7 +789,17 @@ describe('endText', () => {
       verifier: { ...end.verifier, success: false, reward: 0 },
     };
     expect(selectEndNotice({ live: false, view: { end: zero } } as unknown as typeof s)).toBe(
-      'This episode failed: the agent gave its final answer; the verifier failed. Verifier failed (exit 0), reward 0.00 from /logs/verifier/reward.txt.',
+      'This episode failed: the agent gave its final answer. Verifier failed (exit 0), reward 0.00 from /logs/verifier/reward.txt.',
+    );
+    // A verifier whose exit code decides (a bare folder's Check, a task.json's) is named as well:
+    // "succeeded: the agent gave its final answer" read as if the agent's word had decided.
+    const exit = { ...end, detail: undefined, verifier: { success: true, exit_code: 0 } };
+    expect(selectEndNotice({ live: false, view: { end: exit } } as unknown as typeof s)).toBe(
+      'This episode succeeded: the agent gave its final answer. Verifier passed (exit 0).',
+    );
+    const failedExit = { ...exit, status: 'failed' as const, verifier: { success: false, exit_code: 1 } };
+    expect(selectEndNotice({ live: false, view: { end: failedExit } } as unknown as typeof s)).toBe(
+      'This episode failed: the agent gave its final answer. Verifier failed (exit 1).',
     );
   });
 

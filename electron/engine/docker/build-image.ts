@@ -257,8 +257,9 @@ export async function ensureBuilt(
       (err: Error | null) => {
         const why = failed ?? err?.message;
         if (why === undefined) return resolvePromise();
-        note(why);
+        // The lines before the failure: the failure itself heads the message (it was said twice).
         const tail = last.map((l) => `  ${l}`).join('\n');
+        note(why);
         const unavailable = BASE_UNAVAILABLE.test(why);
         reject(
           new BuildError(

@@ -1,4 +1,4 @@
-import { useEffect, useRef, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ReactNode } from 'react';
 
 /** The focusable controls of a box, in Tab order (the trap cycles through them). */
 function focusablesOf(box: HTMLElement | null): HTMLElement[] {
@@ -40,12 +40,17 @@ export function Modal(props: {
     document.addEventListener('focusin', onFocus);
     return () => document.removeEventListener('focusin', onFocus);
   }, []);
+  // Where the focus was, read as the dialog first renders: a field's autoFocus takes the focus in
+  // the commit, before any effect, so the focus went back to that field, gone (the page: Open…,
+  // Save as case… and Fork settings… each left a keyboard at the top of the window).
+  const [before] = useState(() =>
+    document.activeElement instanceof HTMLElement ? document.activeElement : null,
+  );
   useEffect(() => {
-    const before = document.activeElement as HTMLElement | null;
     const first = box.current?.querySelector<HTMLElement>('[autofocus], input, select, textarea, button');
     first?.focus();
     return () => before?.focus();
-  }, []);
+  }, [before]);
   // Esc closes it wherever the focus is (a button that went disabled while busy drops it to the page).
   useEffect(() => {
     const onKey = (e: globalThis.KeyboardEvent): void => {

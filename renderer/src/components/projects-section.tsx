@@ -124,7 +124,7 @@ export function ProjectsSection() {
                     'Its task does not read (said below): fix the file, then open it again with Open….') ||
                     (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
                     (starting !== null && 'Another start is under way.'),
-                  'Start it with the library’s Agent (the task’s own when empty)',
+                  'Start it with the library’s Agent',
                   needsGoal && project.problem === undefined
                     ? `${goalId}-why ${goalId}-start-why`
                     : `${goalId}-start-why`,
@@ -153,7 +153,15 @@ export function ProjectsSection() {
                 data-testid="project-agent"
                 title="The library’s Agent field"
               >
-                with {agent.trim() ? <code>{agent.trim()}</code> : 'the task’s own agent'}
+                {/* A project never names an agent of its own (a sample task or a case may): "with the
+                  task’s own agent" was promised here, and Start was refused for the lack of one. */}
+                {agent.trim() ? (
+                  <>
+                    with <code>{agent.trim()}</code>
+                  </>
+                ) : (
+                  'no agent yet: type one in Agent, above'
+                )}
               </span>{' '}
               <button
                 type="button"

@@ -185,6 +185,11 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // The library changed (a start, a stop, a sandbox given back): the warm pool's idle count too.
   const offLibrary = episodes.subscribe((e, prev) => {
     if (e.allEpisodes !== prev.allEpisodes) void sandbox.getState().countWarm();
+    // A start that failed says why where it was asked, in full (a build's last lines and the
+    // fix); the image line it left ("Building image …: the failed command") read as still going.
+    if (e.startFailed !== null && e.startFailed !== prev.startFailed)
+      for (const n of notices.getState().items)
+        if (n.kind === 'image' && n.branch === NEXT_BRANCH) notices.getState().dismiss(n.id);
   });
   // A batch that stops running says how it went in the notification area (its section may be
   // scrolled out of view at the library's foot).

@@ -217,15 +217,16 @@ export function endNotice(s: StepperState, detail: boolean): string | null {
   const end = s.live ? null : s.view?.end;
   if (!end) return null;
   const as = ENDED_AS[end.status] ?? `ended (${end.status})`;
-  // A Harbor verifier's reward decides the episode: said where its end is told (the window
-  // said only "succeeded: solution ran." where the CLI said "final reward 1.00").
+  // The verifier decides the episode: said where its end is told (the window said only
+  // "succeeded: solution ran." where the CLI said "final reward 1.00"), and not twice.
   const verdict = verifierVerdict(end.verifier);
   const judged = verdict ? ` ${verdict.charAt(0).toUpperCase()}${verdict.slice(1)}.` : '';
   if (detail && end.detail)
     return `This episode ${as}: ${end.detail.trim().replace(/([^.!?])$/, '$1.')}${judged}`;
   // Why the verifier gave no verdict (it timed out, its reward file held no number), in its words.
   const why = end.verifier?.error ? ` (${end.verifier.error.message})` : '';
-  return `This episode ${as}: ${endText(end.status, end.end_reason, end.verifier?.success ?? null)}${why}.${judged}`;
+  const passed = verdict ? undefined : (end.verifier?.success ?? null);
+  return `This episode ${as}: ${endText(end.status, end.end_reason, passed)}${why}.${judged}`;
 }
 
 /**
