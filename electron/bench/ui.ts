@@ -128,14 +128,20 @@ function rowClickScript(step: number): string {
 }
 
 /**
- * Moves the scrubber to `step` as a drag would (an input event) and times it to the row
- * selected and painted: the paint of the first frame after the DOM shows the row selected,
- * measured as the row click is (rowClickScript). `polled` is the same move as measured until
- * this stop: the row looked for at each frame, then the next frame's paint awaited; a row
- * the move's own task selected (React commits the input's update in a microtask) was seen
- * in the frame that painted it and counted to the frame after: one frame more than it took.
+ * Moves the scrubber to `step` by an input event and times it to the row selected and
+ * painted: the paint of the first frame after the DOM shows the row selected, measured as the
+ * row click is (rowClickScript). `polled` is the same move as measured until stop 49: the row
+ * looked for at each frame, then the next frame's paint awaited; a row the move's own task
+ * selected (React commits the input's update in a microtask) was seen in the frame that painted
+ * it and counted to the frame after: one frame more than it took.
+ *
+ * `aligned`: the event is sent at the start of a frame, as Chromium sends a drag's pointer
+ * moves (continuous input is aligned to the frame, before its animation callbacks), so the
+ * frame that follows draws it. Else whenever the bench's call arrives, as a key or a click is:
+ * the move then also waits for the next frame to begin (0–16.7 ms after its task, by where
+ * the call fell between two frames).
  */
-function scrubJumpScript(step: number): string {
+function scrubJumpScript(step: number, aligned: boolean): string {
   return `(async () => {
     const painted = ${AFTER_PAINT};
     const sel = '[data-testid="timeline-row"][data-step="${step}"][aria-selected="true"]';
@@ -149,17 +155,28 @@ function scrubJumpScript(step: number): string {
       observer.observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['aria-selected', 'data-step'] });
       setTimeout(() => reject(new Error('step ${step} not selected in 60 s')), 60000);
     });
-    const t0 = performance.now();
-    set.call(input, '${step}');
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-    const atOnce = !!document.querySelector(sel);
+    const move = () => {
+      const t0 = performance.now();
+      set.call(input, '${step}');
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      return { t0, atOnce: !!document.querySelector(sel) };
+    };
+    // In a frame's animation callback, a task posted now runs after that frame's paint.
+    const { t0, atOnce, end } = ${aligned}
+      ? await new Promise((resolve) => requestAnimationFrame(() => {
+          const m = move();
+          const ch = new MessageChannel();
+          ch.port1.onmessage = () => resolve({ ...m, end: performance.now() });
+          ch.port2.postMessage(null);
+        }))
+      : { ...move(), end: null };
     try {
       if (!atOnce) await shown;
     } finally {
       observer.disconnect();
     }
-    await painted();
-    const exact = performance.now() - t0;
+    if (!atOnce || end === null) await painted();
+    const exact = (atOnce && end !== null ? end : performance.now()) - t0;
     if (!atOnce) await painted();
     return { exact, polled: performance.now() - t0 };
   })()`;
@@ -169,45 +186,47 @@ function scrubJumpScript(step: number): string {
 async function clicksAndJumps(
   page: Page,
   runs: number,
-): Promise<{ click: number; clickPolled: number; jump: number; jumpPolled: number; jumpOverRows: number }> {
+): Promise<{ click: number; clickPolled: number; jump: number; jumpPolled: number; jumpAsBefore: number }> {
   const clicks: number[] = [];
   const polled: number[] = [];
   const jumps: number[] = [];
   const jumpsPolled: number[] = [];
-  const overRows: number[] = [];
-  const list = page.locator('[data-testid="timeline-scroll"]');
+  const asBefore: number[] = [];
+  // As measured until stop 52 (each far move, then a click beside it): the move sent whenever
+  // the bench's call arrives, the pointer resting over the rows and the focus on the viewed row
+  // (where the click that opened the scrub left them): the move's frame hit-tests the rows
+  // moved under the pointer, and the focus follows the viewed step to its new row.
   for (let i = 0; i < runs; i++) {
     // Jump far (a different thousand each time), then click a neighbouring row already drawn.
     const target = 1_000 + ((i * 1_237) % 8_000);
-    // The same far move with the pointer resting over the rows and the focus on the viewed row
-    // (where a row click leaves them; how the slider was measured until stop 52): the frame then
-    // hit-tests the rows that moved under the pointer and sends their hover's boundary events,
-    // and the focus follows the viewed step to its row, which a drag does not do.
-    const box = await list.boundingBox();
-    if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.focus('[data-testid="timeline-row"][aria-selected="true"]');
-    overRows.push(
-      (await page.evaluate<{ exact: number }>(scrubJumpScript(1_000 + ((target + 3_500) % 8_000)))).exact,
+    asBefore.push((await page.evaluate<{ exact: number }>(scrubJumpScript(target, false))).exact);
+    const click = await page.evaluate<{ exact: number; polled: number }>(
+      rowClickScript(target + 1 + (i % 3)),
     );
-    // A slider move as a drag makes it: the pointer on the slider, which pressing it focused.
-    await page.hover('[data-testid="scrubber"]');
-    await page.focus('[data-testid="scrubber"]');
-    const jump = await page.evaluate<{ exact: number; polled: number }>(scrubJumpScript(target));
-    jumps.push(jump.exact);
-    jumpsPolled.push(jump.polled);
-    // A click as a person makes it: the pointer moved onto the row first (untimed).
-    const next = target + 1 + (i % 3);
-    await page.hover(`[data-testid="timeline-row"][data-step="${next}"]`);
-    const click = await page.evaluate<{ exact: number; polled: number }>(rowClickScript(next));
     clicks.push(click.exact);
     polled.push(click.polled);
   }
+  // A drag: the pointer on the slider, which pressing it focused, and each move sent at the
+  // start of a frame (see scrubJumpScript).
+  await page.hover('[data-testid="scrubber"]');
+  await page.focus('[data-testid="scrubber"]');
+  for (let i = 0; i < runs; i++) {
+    const jump = await page.evaluate<{ exact: number; polled: number }>(
+      scrubJumpScript(1_000 + ((i * 1_237 + 3_500) % 8_000), true),
+    );
+    jumps.push(jump.exact);
+    jumpsPolled.push(jump.polled);
+  }
+  // Pointer and focus back where the first loop found them (a second call starts as this one did).
+  const box = await page.locator('[data-testid="timeline-scroll"]').boundingBox();
+  if (box) await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.focus('[data-testid="timeline-row"][aria-selected="true"]');
   return {
     click: median(clicks),
     clickPolled: median(polled),
     jump: median(jumps),
     jumpPolled: median(jumpsPolled),
-    jumpOverRows: median(overRows),
+    jumpAsBefore: median(asBefore),
   };
 }
 
@@ -226,7 +245,7 @@ async function openDrawers(page: Page, branch: string): Promise<boolean> {
   await page.waitForSelector(`[data-testid="episode-id"][data-id="${branch}"]`, { timeout: 60_000 });
   await page.waitForSelector('[data-testid="timeline-row"]', { timeout: 60_000 });
   // What-if offers the viewed step's call: view a step that made one (the last is the final answer).
-  await page.evaluate(scrubJumpScript(5_000));
+  await page.evaluate(scrubJumpScript(5_000, false));
   await page.waitForSelector('[data-testid="inspector-step"][data-step="5000"]', { timeout: 60_000 });
   await page.locator('[data-testid="whatif"] > summary').click();
   return (await page.locator('[data-testid="case-walkthrough"]').count()) > 0;
@@ -372,12 +391,12 @@ async function underLoad(
   url: string,
   branch: string,
   log: (message: string) => void,
-): Promise<{ render: Figure; jump: Figure; click: Figure }> {
+): Promise<{ render: Figure; jump: Figure; click: Figure; jumpAsBefore: Figure }> {
   const beside = await startBackgroundEpisodes(BESIDE, (m) => log(`ui: ${m}`));
   if ('missing' in beside) {
     const none: Figure = { value: null, reason: beside.missing };
     log(`ui: loaded figures missing: ${beside.missing}`);
-    return { render: none, jump: none, click: none };
+    return { render: none, jump: none, click: none, jumpAsBefore: none };
   }
   try {
     const before = beside.steps();
@@ -386,7 +405,7 @@ async function underLoad(
     await r.page.close();
     const after = beside.steps();
     log(
-      `ui: with ${BESIDE} episodes beside: slider move ${moves.jump.toFixed(1)} ms (the pointer over the rows: ${moves.jumpOverRows.toFixed(1)} ms), row click ${moves.click.toFixed(1)} ms; their steps ${before.join('/')} → ${after.join('/')}`,
+      `ui: with ${BESIDE} episodes beside: slider move ${moves.jump.toFixed(1)} ms (as timed until stop 52: ${moves.jumpAsBefore.toFixed(1)} ms), row click ${moves.click.toFixed(1)} ms; their steps ${before.join('/')} → ${after.join('/')}`,
     );
     // The load was real only if every episode went on stepping through the measurement.
     if (after.some((n, i) => n <= before[i])) {
@@ -394,12 +413,13 @@ async function underLoad(
         value: null,
         reason: `an episode beside it stopped stepping during the measurement (steps ${before.join('/')} → ${after.join('/')})`,
       };
-      return { render: none, jump: none, click: none };
+      return { render: none, jump: none, click: none, jumpAsBefore: none };
     }
     return {
       render: figureOf(r.ms, 'the timeline was not drawn'),
       jump: figureOf(moves.jump, 'no scrubber move was timed'),
       click: figureOf(moves.click, 'no row click was timed'),
+      jumpAsBefore: figureOf(moves.jumpAsBefore, 'no scrubber move was timed'),
     };
   } finally {
     await beside.stop();
@@ -442,7 +462,7 @@ export const section: BenchSection = {
       log(`ui: step change ${selects.map((x) => x.toFixed(1)).join(', ')} ms`);
       const plain = await clicksAndJumps(p, CLICKS);
       log(
-        `ui: row click → inspector painted ${plain.click.toFixed(1)} ms (polled as before: ${plain.clickPolled.toFixed(1)} ms), scrubber jump ${plain.jump.toFixed(1)} ms (polled as before: ${plain.jumpPolled.toFixed(1)} ms; the pointer over the rows: ${plain.jumpOverRows.toFixed(1)} ms)`,
+        `ui: row click → inspector painted ${plain.click.toFixed(1)} ms (polled as before: ${plain.clickPolled.toFixed(1)} ms), scrubber jump ${plain.jump.toFixed(1)} ms (polled as before: ${plain.jumpPolled.toFixed(1)} ms, sent whenever with the pointer and focus on the rows as timed until stop 52: ${plain.jumpAsBefore.toFixed(1)} ms)`,
       );
       const shared = await shareRender(browser, home, trace.branch);
       log(
@@ -482,7 +502,7 @@ export const section: BenchSection = {
         ui_row_click_target_met: targetMet(rowClick, (v) => v <= ROW_CLICK_TARGET_MS),
         ui_scrub_jump_ms: plain.jump,
         ui_scrub_jump_polled_ms: plain.jumpPolled,
-        ui_scrub_jump_pointer_on_rows_ms: plain.jumpOverRows,
+        ui_scrub_jump_as_before_ms: plain.jumpAsBefore,
         ui_scrub_jump_target_met: targetMet(sliderMove, (v) => v <= SLIDER_MOVE_TARGET_MS),
         ...(withDrawers
           ? {
@@ -494,6 +514,7 @@ export const section: BenchSection = {
         ...figures({
           ui_first_render_loaded_ms: loaded.render,
           ui_scrub_loaded_ms: loaded.jump,
+          ui_scrub_loaded_as_before_ms: loaded.jumpAsBefore,
           ui_row_click_inspector_loaded_ms: loaded.click,
         }),
         ui_first_render_loaded_target_met: targetMet(loaded.render, (v) => v <= FIRST_RENDER_TARGET_MS),
