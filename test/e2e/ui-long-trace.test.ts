@@ -297,6 +297,43 @@ describe('web mode: a recorded 10,000-step trace', () => {
     expect(app.errors).toEqual([]);
   });
 
+  it('while a far step loads, the inspector header names the step its detail still shows', async () => {
+    // The detail stays the last one loaded (no flash between steps) while the next loads: under
+    // a header naming the new step, a person read step 2000's call as step 7300's.
+    await openTrace();
+    const header = app.inspector.root.locator('h2');
+    for (const size of [
+      { width: 1024, height: 700 },
+      { width: 1920, height: 1080 },
+    ]) {
+      await app.resize(size);
+      const [from, to] = size.width === 1024 ? [2_000, 7_300] : [2_100, 7_400];
+      await app.replay.dragSliderTo(from);
+      await app.inspector.waitForStep(from);
+      const seen = await app.page.evaluate((to) => {
+        const input = document.querySelector<HTMLInputElement>('[data-testid="scrubber"]');
+        const set = Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')?.set;
+        if (!input || !set) throw new Error('no scrubber');
+        set.call(input, String(to));
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        const panel = document.querySelector('[data-testid="tool-inspector"]');
+        const h2 = panel?.querySelector('h2');
+        return {
+          header: h2?.textContent ?? '',
+          whole: h2 ? h2.scrollWidth <= h2.clientWidth : false,
+          body: panel?.querySelector('[data-testid="inspector-step"]')?.getAttribute('data-step'),
+        };
+      }, to);
+      // A step no test before this one viewed: its detail is not held, so it loads.
+      expect(seen.body).toBe(String(from));
+      expect(seen.header).toBe(`Inspector — step ${from}, step ${to} loading…`);
+      expect(seen.whole, `header whole at ${size.width}`).toBe(true);
+      await app.inspector.waitForStep(to);
+      await expect(header.textContent()).resolves.toBe(`Inspector — step ${to}`);
+    }
+    expect(app.errors).toEqual([]);
+  });
+
   it('a far slider move shows the far steps in the rows already drawn, each row its own step in its place, the focus on the viewed one', async () => {
     await openTrace();
     await app.timeline.waitForArrived(60_000);

@@ -855,7 +855,15 @@ export function ToolInspector() {
   return (
     <Panel
       testId="tool-inspector"
-      title={step !== null ? `Inspector — step ${step}` : 'Inspector'}
+      title={
+        step === null
+          ? 'Inspector'
+          : load === 'loading' && detail && detail.step !== step
+            ? // The detail stays the last one loaded (no flash between steps): the header names
+              // it, or a person reads the step before's call as the new one's.
+              `Inspector — step ${detail.step}, step ${step} loading…`
+            : `Inspector — step ${step}`
+      }
       className="inspector"
     >
       <StopNotice />
