@@ -7,6 +7,7 @@ import type { TraceEvent, TraceEventOf } from './trace-events.js';
 import { execWrapperOf, exitCodeOf } from './exec-wrapper.js';
 import { terminalSafe } from './terminal-text.js';
 import { jsonHead, JsonHeadWriter } from './json-head.js';
+import { errorMarkText } from './end-words.js';
 
 /** A tool call of a step. */
 export interface StepCall {
@@ -352,7 +353,9 @@ function describeAction(s: StepSummary): string {
     case 'tool':
       return s.calls.length ? actionText({ final: null, calls: s.calls }) : '(tool call)';
     case 'none':
-      return '(no action recorded)';
+      // A step the agent never decided because something failed (the model call, the script):
+      // "(no action recorded)" above "FATAL error model_error: …" read as a gap in the trace.
+      return s.errors.length ? `(no action: ${errorMarkText(s.errors[0]!.code)})` : '(no action recorded)';
     default:
       return assertNever(s.kind, 'step kind');
   }

@@ -385,6 +385,12 @@ describe('web mode: a model endpoint that becomes unreachable after some steps',
       .toBe(
         `This episode ended in an error: the model endpoint ${baseUrl} failed: Connection error. Check the server is up (its address comes after @ in the agent, openai:MODEL@URL, or from OPENAI_BASE_URL) and the model name.`,
       );
+    // Its Call tab says what failed (it said "No tool call in step 3.", as of an agent that chose none).
+    await app.timeline.row(3).click();
+    await app.inspector.waitForStep(3);
+    await expect(app.inspector.root.innerText()).resolves.toContain(
+      'Step 3 made no tool call: model failed (why: above), so no tool ran and the sandbox did not change.',
+    );
     // The way on is Replay's, said once: it became unreachable after the steps it answered (it
     // said "was not reachable", as of an endpoint never up), so fork with another agent or endpoint.
     const way =

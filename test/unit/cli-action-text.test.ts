@@ -36,6 +36,23 @@ describe('one wording for a decided action', () => {
   });
 });
 
+describe('a step never decided because something failed, in show', () => {
+  it('says what failed in the action line, not "(no action recorded)"', () => {
+    const failed = {
+      seq: 5,
+      t: 1,
+      type: 'error',
+      step: 3,
+      source: 'harness',
+      code: 'model_error',
+      message: 'the model endpoint failed: Connection error.',
+      fatal: true,
+    };
+    const steps = summarizeSteps([failed as unknown as TraceEvent]);
+    expect(steps.find((s) => s.step === 3)?.action).toBe('(no action: model failed)');
+  });
+});
+
 describe('a result a person gave, in show', () => {
   const action = (calls: { id: string; name: string }[]) =>
     ({

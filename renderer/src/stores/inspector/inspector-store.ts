@@ -3,6 +3,7 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepDetail } from '../../../../shared/contract/models';
 import type { TraceEvent } from '../../../../shared/trace-events';
 import { decidedMessage, jsonOr } from '../../../../shared/step-summary';
+import { errorMarkText } from '../../../../shared/end-words';
 import { MAX_STEP_DETAILS } from '../../../../shared/contract/operation-names';
 import { errorText } from '../result';
 import type { DetailWanted } from './details-ahead';
@@ -71,6 +72,16 @@ export function noCallText(detail: StepDetail): { readonly tab: string; readonly
       tab: `Step ${n}'s call was refused before it ran (why: above), so no tool ran and the sandbox did not change.`,
       whatIf: `What if…: step ${n}'s call was refused before it ran; no tool ran.`,
     };
+  // Something failed before the agent decided (the model call, the script): the step's mark
+  // says it in the timeline; the tab said only "No tool call", as of an agent that chose none.
+  const failed = detail.events.find((e) => e.type === 'error');
+  if (failed?.type === 'error') {
+    const why = failed.fatal ? 'why: above' : failed.message;
+    return {
+      tab: `Step ${n} made no tool call: ${errorMarkText(failed.code)} (${why}), so no tool ran and the sandbox did not change.`,
+      whatIf: `What if…: step ${n} made no tool call (${errorMarkText(failed.code)}).`,
+    };
+  }
   return { tab: `No tool call in step ${n}.`, whatIf: `What if…: step ${n} made no tool call.` };
 }
 
