@@ -147,9 +147,19 @@ describe('web mode: controls that cannot act say why', () => {
     expect((await why(app, 'rollback')).disabled).toBe(false);
 
     // Ended: Step says the episode has ended and the way on; the pause switches still take a click, for the
-    // next live episode (a new user lost half a minute when they were disabled here).
+    // next live episode (a new user lost half a minute when they were disabled here). Stopped
+    // with the focus on Step, which can act until then: disabled under the focus, it says why at
+    // once (it said nothing until the focus moved away and back).
+    await app.page.getByTestId('btn-step').focus();
+    await expect(layout.whySaid.count()).resolves.toBe(0);
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended');
+    await expect(app.page.evaluate(() => document.activeElement?.getAttribute('data-testid'))).resolves.toBe(
+      'btn-step',
+    );
+    await expect
+      .poll(() => layout.whySaid.innerText())
+      .toMatch(/^This episode has ended\. To go on, press “Reopen live at step \d+”/);
     const toggle = await why(app, 'stop-before-tool');
     expect(toggle.disabled).toBe(false);
     expect(toggle.described).toBe('from the first step of the next episode you start, reopen or fork');

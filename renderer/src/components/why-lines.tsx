@@ -86,11 +86,17 @@ export function WhyListener() {
     const show = (el: HTMLElement | null): void => {
       watch.disconnect();
       about = el;
-      if (el) watch.observe(el, { attributes: true, attributeFilter: ['aria-disabled', 'data-why'] });
+      if (el)
+        watch.observe(el, {
+          attributes: true,
+          attributeFilter: ['aria-disabled', 'data-why', 'aria-describedby'],
+        });
       present(el);
     };
     const onFocus = (e: FocusEvent): void => {
-      focused = controlOf(e.target);
+      // Watched even while it can act: a focused Step that the episode's end disables (Shift+F5
+      // pressed on it) said nothing until the focus moved and came back.
+      focused = controlOf(e.target) ?? (e.target instanceof HTMLElement ? e.target : null);
       show(focused);
     };
     // Where the pointer was when it last came over something: the window moving under a still
