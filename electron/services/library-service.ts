@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { stepRewardParts } from '../../shared/rewards.js';
 import { cutLongTexts } from '../../shared/long-text.js';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
+import { taskCheckOf } from './task-check.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { EndEvent, TraceEvent } from '../../shared/trace-events.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
@@ -106,6 +107,7 @@ export class LibraryService {
       goal: typeof bt.header.task.goal === 'string' ? bt.header.task.goal : '',
       limits: taskLimitsOf(bt.header.task),
       task_path: bt.header.task_path,
+      check: taskCheckOf(bt.header.task),
       image: bt.header.image,
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],

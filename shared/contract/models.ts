@@ -303,6 +303,15 @@ export const EpisodeView = z.object({
   /** Null when the header's task does not say them (a trace older than its fields). */
   limits: TaskLimits.nullable().optional(),
   task_path: z.string().nullable(),
+  /**
+   * What decides the outcome: the task's verifier command (a bare folder's Check, a Harbor
+   * task's tests/test.sh) and the files only it sees, by name; null when the task has none;
+   * absent in a trace older than its field. Untrusted text, from the trace's header.
+   */
+  check: z
+    .object({ command: z.string(), files: z.array(z.string()), files_dir: z.string() })
+    .nullable()
+    .optional(),
   image: z.string(),
   /** Null when no live controller holds the branch (a recorded trace, view replay only). */
   state: EpisodeStateInfo.nullable(),

@@ -95,6 +95,8 @@ describe('web mode: a bundled case', () => {
     await expect(app.inspector.task.getByTestId('task-limits').innerText()).resolves.toMatch(
       /at most \d+ steps · episode \d+ s · a step \d+ s · .*network none/,
     );
+    // What decides the outcome, said beside what the agent was told.
+    await expect(app.inspector.task.getByTestId('task-check').innerText()).resolves.toMatch(/^check \S/);
     // A short goal has nothing folded away: no "more".
     expect(await app.inspector.taskMore.count()).toBe(0);
     await app.screenshot('case-step0-task-1024x700');

@@ -101,6 +101,11 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
     expect(await layout.onScreen(inspector.taskMore)).toBe(true);
     expect(await layout.readable(inspector.taskGoal)).toBe(true);
     await expect(inspector.task.getByTestId('task-limits').innerText()).resolves.toMatch(/episode 120 s/);
+    // What decides the outcome, beside what the agent was told: its tests, out of the agent's sight.
+    await expect(inspector.task.getByTestId('task-check').innerText()).resolves.toMatch(
+      /^check bash \/tests\/test\.sh, with \d+ files? only it sees in \/tests \(.*test\.sh.*\)$/,
+    );
+    expect(await layout.readable(inspector.task.getByTestId('task-check'))).toBe(true);
     await app.screenshot('harbor-step0-task-folded-1024x700');
     await inspector.taskMore.click();
     await expect(inspector.taskMore.getAttribute('aria-expanded')).resolves.toBe('true');

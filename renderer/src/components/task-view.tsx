@@ -2,6 +2,8 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import type { TaskLimits } from '../../../shared/contract/models';
 import { useSlice } from '../stores/use-stores';
 import { pathForPeople } from '../../../shared/start-paths';
+import { oneLine } from '../../../shared/step-summary';
+import { countOf } from '../../../shared/count-of';
 
 /** The limits in one line: `at most 30 steps · episode 600 s · a step 60 s · tools 30 s, execute_shell 60 s · network none`. */
 export function limitsText(l: TaskLimits): string {
@@ -32,6 +34,7 @@ export function TaskView() {
   const source = useSlice('stepper', (s) => s.view?.task_path ?? null);
   const image = useSlice('stepper', (s) => s.view?.image ?? '');
   const limits = useSlice('stepper', (s) => s.view?.limits ?? null);
+  const check = useSlice('stepper', (s) => s.view?.check);
   const [open, setOpen] = useState(false);
   // Whether the folded goal hides lines (measured: wrapping decides, not the count of newlines).
   const [cut, setCut] = useState(false);
@@ -86,6 +89,23 @@ export function TaskView() {
         >
           {open ? 'less' : 'more'}
         </button>
+      ) : null}
+      {/* What decides the outcome, beside what the agent was told (a bare folder's Check, typed
+        on its card, was said nowhere once the episode started). Absent: a trace older than it. */}
+      {check !== undefined ? (
+        <p className="task-check" data-testid="task-check">
+          <span className="muted">check</span>{' '}
+          {check === null ? (
+            'none: nothing verifies the work; the agent’s final answer ends the episode'
+          ) : (
+            <>
+              <code>{oneLine(check.command, 200)}</code>
+              {check.files.length
+                ? `, with ${countOf(check.files.length, 'file')} only it sees in ${check.files_dir} (${oneLine(check.files.join(', '), 120)})`
+                : ''}
+            </>
+          )}
+        </p>
       ) : null}
       {limits ? (
         <p className="task-limits" data-testid="task-limits">
