@@ -26,7 +26,11 @@ describe('live terminal (TTY exec)', () => {
     term.write(line + '\r');
     await waitUntil(() => commands.length > before, onCommand, `the hook to report "${line}"`);
     reportedAt = performance.now();
-    return commands[commands.length - 1];
+    // When its report reached the engine (which side of a snapshot's read it is on), a time
+    // between the line typed and now; the rest is what is recorded.
+    const { reportedAt: at, ...command } = commands[commands.length - 1];
+    expect(at).toBeLessThanOrEqual(reportedAt);
+    return command;
   };
 
   beforeAll(async () => {
@@ -157,6 +161,7 @@ describe('live terminal options', () => {
         cwd: '/tmp',
         exit_code: 0,
         files: [],
+        reportedAt: expect.any(Number),
       });
       expect(output).toContain('[bar baz][/tmp][/opt/x]');
       await term.close();

@@ -256,6 +256,81 @@ describe('fatal errors and human commands (memory sandbox)', () => {
     await expectReplayMatches(c.episode);
   });
 
+  it("a command run after step 2's read, recorded while an earlier terminal's report still drains, is step 2's (after its snapshot)", async () => {
+    // flake9's drain: everything recorded while a report in flight at the read drained went to
+    // the step before, so a second terminal's command run after the read was put a step early.
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo one > one.txt' }),
+      call('execute_shell', { command: 'echo two > two.txt' }),
+      call('execute_shell', { command: 'cat typed.txt later.txt' }),
+      call('write_file', { path: 'done.txt', content: 'ok' }),
+      final('done'),
+    ]);
+    await c.step();
+    const box = c.sandbox()!;
+    const snapshot = box.snapshot.bind(box);
+    let wrapped = false;
+    let later: Promise<void> = Promise.resolve();
+    box.snapshot = async (store, options) => {
+      if (c.currentStep() !== 1 || wrapped) return snapshot(store, options);
+      wrapped = true;
+      // Terminal A: run and reported by its shell before the read; its report then waits (for
+      // the sandbox's answer of who else ran) until terminal B's command is recorded.
+      await box.exec({ command: 'echo typed > typed.txt', timeoutMs: 5_000, fresh: true });
+      const reportedAt = performance.now();
+      let answer!: () => void;
+      let recorded = false;
+      const report = new Promise<void>((resolve) => (answer = resolve)).then(() => {
+        c.recordHumanCommand({
+          command: 'echo typed > typed.txt',
+          cwd: '/workspace',
+          exit_code: 0,
+          reportedAt,
+        });
+        recorded = true;
+      });
+      c.awaitHumanReports(() => (recorded ? null : report));
+      return snapshot(store, {
+        ...options,
+        onTaken: () => {
+          options?.onTaken?.();
+          // Terminal B: run after the read, reported and recorded while A's report drains.
+          later = box.exec({ command: 'echo later > later.txt', timeoutMs: 5_000, fresh: true }).then(() => {
+            c.recordHumanCommand({
+              command: 'echo later > later.txt',
+              cwd: '/workspace',
+              exit_code: 0,
+              reportedAt: performance.now(),
+            });
+            answer();
+          });
+        },
+      });
+    };
+    await c.run();
+    await later;
+    expect(c.ended()?.status).toBe('succeeded');
+    expect(ofType(c.history(), 'tool_result')[2].result.stdout).toBe('typed\nlater\n');
+    await c.dispose();
+    const events = env.store.readTrace(env.store.resolve(c.branch)).events;
+    const at = (p: (e: TraceEvent) => boolean) => events.findIndex(p);
+    const snapshot2 = at((e) => e.type === 'snapshot' && e.step === 2);
+    expect(events.filter((e) => e.type === 'human_command')).toMatchObject([
+      { step: 1, command: 'echo typed > typed.txt' },
+      { step: 2, command: 'echo later > later.txt' },
+    ]);
+    expect(at((e) => e.type === 'human_command' && e.step === 1)).toBeLessThan(snapshot2);
+    expect(at((e) => e.type === 'human_command' && e.step === 2)).toBeGreaterThan(snapshot2);
+    // Each file in the diff of the step it is recorded at.
+    const changed = ofType(events, 'snapshot').map((e) => [e.step, e.changed.map((f) => f.path)]);
+    expect(changed.slice(2, 4)).toEqual([
+      [2, ['two.txt', 'typed.txt']],
+      [3, ['later.txt']],
+    ]);
+    await expectReplayMatches(c.episode);
+  });
+
   it('a command held after a snapshot read is still written, at the step before, when that snapshot then fails', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, [

@@ -74,6 +74,12 @@ export interface HumanCommand {
   readonly files?: readonly string[];
   /** What else could have written `files` (absent: nothing but the command, or the terminal was not given a probe). */
   readonly others?: OtherWriters;
+  /**
+   * When its shell's report reached the engine (`performance.now()`), before the report asked
+   * the sandbox who else ran: what decides which side of a snapshot's read it falls on. Not
+   * recorded in the trace.
+   */
+  readonly reportedAt?: number;
 }
 
 /** What {@link HistoryHookFilter.push} found in a chunk of terminal output. */
@@ -384,7 +390,8 @@ export async function openTerminal(containerId: string, options: TerminalOptions
     if (found.commands.length) {
       // Output printed before the prompt belongs before the command report.
       flush();
-      const commands = found.commands;
+      const reportedAt = performance.now();
+      const commands = found.commands.map((c) => ({ ...c, reportedAt }));
       if (!watch) for (const c of commands) for (const cb of commandListeners) cb(c);
       else {
         const pending = filter.pendingRuns();

@@ -453,8 +453,8 @@ export class SandboxEnvironment implements Environment {
    * the step's end: a step is committed after its snapshot, and a command reported in
    * between ran after it.
    */
-  humanCommandStep(): number | null {
-    return this.taking?.commandStep() ?? this.stable?.step ?? null;
+  humanCommandStep(reportedAt?: number): number | null {
+    return this.taking?.commandStep(reportedAt) ?? this.stable?.step ?? null;
   }
 
   /**
@@ -462,8 +462,8 @@ export class SandboxEnvironment implements Environment {
    * read and before its event is written, to be written right after that event. False
    * otherwise: the caller writes it now.
    */
-  holdAfterSnapshot(event: NewTraceEvent): boolean {
-    return this.taking?.hold(event) ?? false;
+  holdAfterSnapshot(event: NewTraceEvent, reportedAt?: number): boolean {
+    return this.taking?.hold(event, reportedAt) ?? false;
   }
 
   /**

@@ -602,8 +602,11 @@ export class EpisodeRunner implements EpisodeController {
     exit_code?: number;
     files?: readonly string[];
     others?: OtherWriters;
+    /** When its shell's report reached the engine (HumanCommand.reportedAt); not recorded. */
+    reportedAt?: number;
   }): void {
     if (this.endEvent) return;
+    const { reportedAt, ...fields } = command;
     // The command changed the sandbox now: a runner reopened at a step or rolled back gets its
     // branch now (as its next step would), so the command is recorded even if no step follows.
     if (this.pendingFork !== null && this.status !== 'running') {
@@ -615,9 +618,10 @@ export class EpisodeRunner implements EpisodeController {
     // committed). It is no message to the agent, so nothing waits for a step boundary: held
     // for the next step, it reached the window only once that step began, after the running
     // step's events, and a stop before it was lost from the trace.
-    const step = this.env.humanCommandStep() ?? this.current;
-    const event: NewTraceEvent = { type: 'human_command', step, source: 'human', ...command };
-    if (!this.env.holdAfterSnapshot(event)) this.recorder.recordOrQueue(event, this.pendingFork === null);
+    const step = this.env.humanCommandStep(reportedAt) ?? this.current;
+    const event: NewTraceEvent = { type: 'human_command', step, source: 'human', ...fields };
+    if (!this.env.holdAfterSnapshot(event, reportedAt))
+      this.recorder.recordOrQueue(event, this.pendingFork === null);
   }
 
   /**

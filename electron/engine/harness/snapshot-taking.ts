@@ -12,7 +12,10 @@ import type { NewTraceEvent } from '../trace/trace-store.js';
  * terminal first asks the sandbox who else could have written its files (OtherWritersWatch,
  * up to WRITERS_WAIT_MS, longer on a loaded machine). It ran before the read, so it is the step
  * before's: the reports in flight at the read are drained into `before`, and the snapshot's
- * event waits for them ({@link SnapshotTaking.drained}).
+ * event waits for them ({@link SnapshotTaking.drained}). Which side of the read a report falls
+ * on is told by when it reached the engine (`reportedAt`), not by whether one is draining: a
+ * command run after the read, reported while another terminal's earlier report was still
+ * draining, was put at the step before.
  */
 export class SnapshotTaking {
   /** Reported before the last read, written before the snapshot event at `earlier`. */
@@ -24,6 +27,8 @@ export class SnapshotTaking {
   /** The reports in flight at the last read, while they are; null when none is. */
   private draining: Promise<void> | null = null;
   private reads = 0;
+  /** When the workspace was last read (`performance.now()`, the clock of HumanCommand.reportedAt). */
+  private readAt = -Infinity;
 
   /**
    * @param step the step whose snapshot is taken
@@ -44,6 +49,7 @@ export class SnapshotTaking {
     this.before.push(...this.after.map((e) => ({ ...e, step: this.earlier })));
     this.after = [];
     this.wasRead = true;
+    this.readAt = performance.now();
     const read = ++this.reads;
     this.draining =
       inFlight
@@ -58,15 +64,23 @@ export class SnapshotTaking {
     while (this.draining) await this.draining;
   }
 
-  /** The step a command reported now belongs to. */
-  commandStep(): number {
-    return this.wasRead && !this.draining ? this.step : this.earlier;
+  /**
+   * Whether a command recorded now was reported before the last read: by `reportedAt` when its
+   * terminal said it, else (a caller that does not know) while the reports in flight drain.
+   */
+  private reportedBefore(reportedAt: number | undefined): boolean {
+    return reportedAt === undefined ? this.draining !== null : reportedAt < this.readAt;
   }
 
-  /** Holds a command reported after the read (true); false before it: the caller writes it now. */
-  hold(event: NewTraceEvent): boolean {
+  /** The step a command recorded now (reported at `reportedAt`) belongs to. */
+  commandStep(reportedAt?: number): number {
+    return this.wasRead && !this.reportedBefore(reportedAt) ? this.step : this.earlier;
+  }
+
+  /** Holds a command recorded after the read (true); false before it: the caller writes it now. */
+  hold(event: NewTraceEvent, reportedAt?: number): boolean {
     if (!this.wasRead || this.over) return false;
-    if (this.draining) this.before.push({ ...event, step: this.earlier });
+    if (this.reportedBefore(reportedAt)) this.before.push({ ...event, step: this.earlier });
     else this.after.push(event);
     return true;
   }
