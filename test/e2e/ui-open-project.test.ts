@@ -192,10 +192,14 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       await app.screenshot(`open-project-stepped-${tag}`);
       await app.page.keyboard.press('Shift+F5');
       await app.stepper.waitForState('ended');
-      // Recently opened projects stay listed.
+      // Recently opened projects stay listed, with the Goal typed for them (it was lost: "needs a goal").
       await app.page.reload();
       await app.waitForReady();
       await library.project(project).waitFor();
+      await expect(library.projectGoal(project).inputValue()).resolves.toBe(
+        'Read notes.txt and say whether to take an umbrella',
+      );
+      expect(await library.projectStartWhy(project).count()).toBe(0);
       expect(app.errors).toEqual([]);
       await app.page.close();
     }, 400_000);
