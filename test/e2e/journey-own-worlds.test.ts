@@ -234,7 +234,7 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
         const good = readFileSync(join(dir, world.broken.file), 'utf8');
         writeFileSync(join(dir, world.broken.file), world.broken.text);
         await library.projectStart(path).click();
-        const error = library.project(path).getByTestId('project-error');
+        const error = library.projectError(path);
         await error.waitFor({ timeout: 120_000 });
         await library.project(path).scrollIntoViewIfNeeded();
         // Its lines as written: the build's last lines each on a line, the fix on its own (they ran

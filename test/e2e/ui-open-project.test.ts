@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEpisodeStore } from '../../electron/engine/trace/episode-store';
 import { LayoutObject, servedApp } from '../support/e2e';
+import { writeSampleEpisode } from '../support/traces';
 
 /**
  * Issue 30, item 6 (and issue 33's "build them together"): Open… in the library takes a bare
@@ -195,10 +197,14 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       await app.screenshot(`open-project-stepped-${tag}`);
       await app.page.keyboard.press('Shift+F5');
       await app.stepper.waitForState('ended');
-      // Recently opened projects stay listed.
+      // Recently opened projects stay listed, with the Goal typed for them (it was lost: "needs a goal").
       await app.page.reload();
       await app.waitForReady();
       await library.project(project).waitFor();
+      await expect(library.projectGoal(project).inputValue()).resolves.toBe(
+        'Read notes.txt and say whether to take an umbrella',
+      );
+      expect(await library.projectStartWhy(project).count()).toBe(0);
       expect(app.errors).toEqual([]);
       await app.page.close();
     }, 400_000);
@@ -262,4 +268,61 @@ describe('web mode: a start that would be refused is said before anything is sto
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 400_000);
+});
+
+describe('web mode: a failed build stays said on its project while the library changes (CI run 8)', () => {
+  const web = servedApp();
+  let dir: string;
+  let script: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'stepbox-e2e-build-error-'));
+    // A task.json whose image is built from a Dockerfile whose RUN fails (never cached: it fails).
+    mkdirSync(join(dir, 'breaks'));
+    writeFileSync(
+      join(dir, 'breaks', 'task.json'),
+      JSON.stringify({ name: 'breaks', goal: 'x', sandbox: { build: 'Dockerfile' } }),
+    );
+    writeFileSync(
+      join(dir, 'breaks', 'Dockerfile'),
+      `# ${process.pid}-${Date.now()}\nFROM stepbox-sandbox:2\nRUN echo broken on purpose && exit 3\n`,
+    );
+    const scripts = join(web.home(), 'scripts');
+    mkdirSync(scripts, { recursive: true });
+    script = join(scripts, 'build-error.jsonl');
+    writeFileSync(script, JSON.stringify({ role: 'assistant', content: 'done' }) + '\n');
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('an episode written by another process joins the list; the build error stays on the card', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const { library } = app;
+    await library.waitForTasks();
+    const proj = join(dir, 'breaks');
+    await library.openProject(proj);
+    await library.agentField.fill(`scripted:${script}`);
+    await library.projectStart(proj).click();
+    const error = library.projectError(proj);
+    await error.waitFor({ timeout: 120_000 });
+    const said = await error.innerText();
+    expect(said).toMatch(/returned a non-zero code/);
+    // The library changes under it (the store watch tells library.changed): in CI the card's
+    // error was shown, then gone with the list's next read, and Start offered as if nothing failed.
+    const store = openEpisodeStore(web.home(), { skipMarkInterrupted: true });
+    const other = await writeSampleEpisode(store, { task: 'written-elsewhere', steps: 1 });
+    await expect.poll(() => library.episodes(), { timeout: 30_000 }).toContain(other.episode);
+    expect(await error.count()).toBe(1);
+    expect(await error.innerText()).toBe(said);
+    await library.project(proj).scrollIntoViewIfNeeded();
+    await app.screenshot('open-project-build-error-kept-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    await library.project(proj).scrollIntoViewIfNeeded();
+    await app.screenshot('open-project-build-error-kept-1920x1080');
+    // Started again, the old error goes with the new start.
+    writeFileSync(join(proj, 'Dockerfile'), `FROM stepbox-sandbox:2\n`);
+    await library.projectStart(proj).click();
+    await app.stepper.waitForBranch(120_000);
+    expect(await error.count()).toBe(0);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

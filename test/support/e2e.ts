@@ -547,6 +547,10 @@ export class LibraryPanel extends PanelObject {
   projectCheck(path: string): Locator {
     return this.project(path).getByTestId('project-check');
   }
+  /** Why an opened project's last Start failed (a build's last lines and the fix), in its item. */
+  projectError(path: string): Locator {
+    return this.project(path).getByTestId('project-error');
+  }
   /** An opened project's Remove (forgets it; its folder stays on disk). */
   projectRemove(path: string): Locator {
     return this.project(path).getByTestId('project-remove');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Project } from '../../shared/contract/models';
 import { createAppStores } from '../../renderer/src/stores/app-stores';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepDetail } from '../support/renderer-fixtures';
@@ -309,6 +310,62 @@ describe('app stores wiring', () => {
     await until(() => stores.candidates.getState().set === null);
     // The new episode's Replay pane says nothing of the old episode's candidates.
     expect(stores.candidates.getState().notice).toBeNull();
+    stores.dispose();
+  });
+
+  it("a failed start stays said beside what was started while the lists are read again; the project's edit, a new kind or its removal takes it away", async () => {
+    const fake = createFakeBackend();
+    let listed = 0;
+    fake.on('library.list', () => {
+      listed++;
+      return { episodes: [], total: 0 };
+    });
+    const project: Project = { path: '/home/me/nopy', name: 'nopy', kind: 'folder', opened_at: 1 };
+    let projects = [project];
+    fake.on('projects.list', () => ({ projects, native_picker: false }));
+    fake.on('projects.remove', () => ({ removed: true }));
+    const built = "The command '/bin/sh -c false' returned a non-zero code: 1: fix the Dockerfile";
+    fake.on('episode.start', () => ({ code: 'build_failed' as const, message: built }));
+    fake.on('episode.stop', () => ({ code: 'internal' as const, message: 'the engine did not answer' }));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const { episodes } = stores;
+    await stores.projects.getState().load();
+    stores.projects.getState().setGoal(project.path, 'Count the words');
+    stores.projects.getState().setCheck(project.path, 'test -f count.txt');
+    const failed = { key: project.path, text: built };
+    const start = () => episodes.getState().startProject(project, 'Count the words');
+    expect(await start()).toBeNull();
+    expect(episodes.getState().startFailed).toEqual(failed);
+    // The store watch tells library.changed (a build writing, another process's episode): the
+    // list is read again, and the error was gone with it (CI run 8). The projects read again too.
+    const before = listed;
+    fake.emit('library.changed', { episode: null, on_disk: ['ep-elsewhere'] });
+    await until(() => listed > before && episodes.getState().load === 'ready');
+    await episodes.getState().refresh();
+    await stores.projects.getState().load();
+    expect(episodes.getState().startFailed).toEqual(failed);
+    // The Goal and Check typed on the card are kept by the same reads.
+    expect(stores.projects.getState().goals[project.path]).toBe('Count the words');
+    expect(stores.projects.getState().checks[project.path]).toBe('test -f count.txt');
+    // A failed Stop is said under its branch the same way, through the list's read after it.
+    expect(await episodes.getState().stopBranch('b-live')).toBe(false);
+    expect(episodes.getState().stopFailed).toEqual({ branch: 'b-live', text: 'the engine did not answer' });
+    // The person acts on the project: its Goal edited, the error no longer says what Start meets.
+    stores.projects.getState().setGoal(project.path, 'Count the lines');
+    expect(episodes.getState().startFailed).toBeNull();
+    expect(await start()).toBeNull();
+    stores.projects.getState().setCheck(project.path, 'test -f words.txt');
+    expect(episodes.getState().startFailed).toBeNull();
+    // Read anew as another kind (a task.json written in a shell): stale.
+    expect(await start()).toBeNull();
+    projects = [{ ...project, kind: 'task' }];
+    await stores.projects.getState().load();
+    expect(episodes.getState().startFailed).toBeNull();
+    // Removed: gone with its card (opened again, it does not bring the old error back).
+    expect(await start()).toBeNull();
+    projects = [];
+    await stores.projects.getState().remove(project.path);
+    expect(episodes.getState().startFailed).toBeNull();
     stores.dispose();
   });
 });

@@ -439,7 +439,7 @@ describe('episodes store', () => {
       .startTask({ id: 'hello', name: 'hello', goal: 'g', path: 'p', agent: null });
     expect(r).toBeNull();
     expect(opened).toEqual([]);
-    expect(store.getState().error).toBe('Docker is not running');
+    expect(store.getState().startFailed).toEqual({ key: 'hello', text: 'Docker is not running' });
   });
 
   it('stops the live episode the window shows once another starts, and says so in the notification area; a failed start stops nothing', async () => {
@@ -583,9 +583,15 @@ describe('episodes store', () => {
     };
     store.getState().setAgent('scripted:agent.jsonl');
     expect(await store.getState().startTask(task)).toBeNull();
-    expect(store.getState()).toMatchObject({ stopQuestion: null, startFailed: 'hello', error: refusal });
+    expect(store.getState()).toMatchObject({
+      stopQuestion: null,
+      startFailed: { key: 'hello', text: refusal },
+    });
     expect(await store.getState().startProject(project, 'List the files')).toBeNull();
-    expect(store.getState()).toMatchObject({ stopQuestion: null, startFailed: project.path, error: refusal });
+    expect(store.getState()).toMatchObject({
+      stopQuestion: null,
+      startFailed: { key: project.path, text: refusal },
+    });
     // The check is asked with what the start would send.
     expect(fake.callsOf('episode.checkStart').at(-1)).toEqual({
       task: { kind: 'project', path: project.path },

@@ -187,7 +187,6 @@ export function CaseWalkthrough() {
   // The runs' statuses whatever the library search shows.
   const episodes = useSlice('episodes', (s) => s.allEpisodes);
   const starting = useSlice('episodes', (s) => s.starting);
-  const error = useSlice('episodes', (s) => s.error);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const current = useSlice('stepper', (s) => s.branch);
   const shown = useCaseShown();
@@ -249,9 +248,9 @@ export function CaseWalkthrough() {
           </div>
         ) : null}
         <WhySlot id={CASE_START_WHY_ID} />
-        {startFailed === active.case.id && error ? (
+        {startFailed?.key === active.case.id ? (
           <div className="state state-error" role="alert" data-testid="case-start-error">
-            {error}
+            {startFailed.text}
           </div>
         ) : null}
         {openRun && canRun ? (

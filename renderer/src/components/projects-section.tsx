@@ -37,7 +37,6 @@ export function ProjectsSection() {
   const starting = useSlice('episodes', (s) => s.starting);
   const agent = useSlice('episodes', (s) => s.agent);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
-  const error = useSlice('episodes', (s) => s.error);
   const { roots } = usePathPlaces();
   const p = stores.projects.getState();
   const e = stores.episodes.getState();
@@ -184,9 +183,9 @@ export function ProjectsSection() {
                 </div>
               ) : null}
               {/* An error naming a start-form field (Agent) shows under that field, at the panel's top. */}
-              {startFailed === project.path && error && startFieldOf(error) === null ? (
+              {startFailed?.key === project.path && startFieldOf(startFailed.text) === null ? (
                 <div className="state state-error" role="alert" data-testid="project-error">
-                  <PeopleText text={error} />
+                  <PeopleText text={startFailed.text} />
                 </div>
               ) : null}
             </li>

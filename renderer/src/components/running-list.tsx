@@ -51,6 +51,7 @@ export function RunningList() {
   // Live sandboxes whatever the library search: a filter never hides one running.
   const episodes = useSlice('episodes', (s) => s.allEpisodes);
   const stopping = useSlice('episodes', (s) => s.stopping);
+  const stopFailed = useSlice('episodes', (s) => s.stopFailed);
   const current = useSlice('stepper', (s) => s.branch);
   const running = selectRunning(episodes);
   // Null until the library is read: an unread list is not "0 running" (after a reload it said so).
@@ -141,6 +142,11 @@ export function RunningList() {
                 </button>
               </div>
               <WhySlot id={`running-why-${b.branch}`} />
+              {stopFailed?.branch === b.branch ? (
+                <div className="state state-error" role="alert" data-testid="running-stop-error">
+                  {stopFailed.text}
+                </div>
+              ) : null}
               {/* The id below, the panel's whole width: beside Stop it had to break or be cut. */}
               <div className="running-id">
                 <IdText id={b.branch} />

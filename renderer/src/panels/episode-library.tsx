@@ -299,14 +299,14 @@ export function EpisodeLibrary() {
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const searched = query.trim();
   // An error that names a start-form field shows under that field; any other under the card clicked.
-  const fieldError = startFailed !== null && error ? startFieldOf(error) : null;
-  const errorAt = (id: string) => (startFailed === id && fieldError === null ? error : null);
+  const fieldError = startFailed ? startFieldOf(startFailed.text) : null;
+  const errorAt = (id: string) => (startFailed?.key === id && fieldError === null ? startFailed.text : null);
   // Said from the clicked task's folder, as its card said it before the click.
-  const failedTask = allTasks.find((t) => t.id === startFailed);
+  const failedTask = allTasks.find((t) => t.id === startFailed?.key);
   const errorUnder = (field: StartField) =>
-    fieldError === field && error ? (
+    fieldError === field && startFailed ? (
       <FieldError
-        text={error}
+        text={startFailed.text}
         roots={failedTask ? cardRoots(taskFolderOf(failedTask.path), roots) : undefined}
       />
     ) : null;
@@ -382,7 +382,7 @@ export function EpisodeLibrary() {
           }
         }}
       />
-      {error && startFailed === null ? <PanelState kind="error">{error}</PanelState> : null}
+      {error ? <PanelState kind="error">{error}</PanelState> : null}
       <RunningList />
       <h3>Episodes</h3>
       {load === 'loading' && episodes.length === 0 ? (

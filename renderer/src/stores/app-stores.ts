@@ -191,6 +191,24 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       for (const n of notices.getState().items)
         if (n.kind === 'image' && n.branch === NEXT_BRANCH) notices.getState().dismiss(n.id);
   });
+  // A project's failed start stays said on its card while the lists are read again (a card's
+  // pointer or focus reads the projects; the store watch, the episodes). It no longer says what
+  // the next Start would meet once the person edits the project's Goal or Check, removes it, or
+  // it is read as another kind of world or with a problem: then it goes.
+  const offProjects = projects.subscribe((p, prev) => {
+    const key = episodes.getState().startFailed?.key;
+    const was = prev.projects.find((q) => q.path === key);
+    if (key === undefined || was === undefined) return;
+    const now = p.projects.find((q) => q.path === key);
+    if (
+      now?.kind !== was.kind ||
+      now.world !== was.world ||
+      now.problem !== was.problem ||
+      p.goals[key] !== prev.goals[key] ||
+      p.checks[key] !== prev.checks[key]
+    )
+      episodes.getState().dropStartFailure(key);
+  });
   // A batch that stops running says how it went in the notification area (its section may be
   // scrolled out of view at the library's foot).
   const offBatches = batches.subscribe((b, prev) => {
@@ -342,6 +360,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       offCandidates();
       offReplay();
       offBatches();
+      offProjects();
       offLibrary();
       offCommand();
       offImage();

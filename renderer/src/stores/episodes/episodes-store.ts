@@ -93,6 +93,7 @@ export interface EpisodesState {
   readonly tasks: readonly TaskSummary[];
   readonly cases: readonly CaseSummary[];
   readonly load: 'idle' | 'loading' | 'ready' | 'error';
+  /** Why the library's list could not be read; null once a read answers. */
   readonly error: string | null;
   readonly catalogError: string | null;
   /** The bundled tasks and cases: loading until the first answer (an empty list then means none). */
@@ -100,8 +101,15 @@ export interface EpisodesState {
   readonly activeCase: ActiveCase | null;
   /** The task or case being started, by id. */
   readonly starting: string | null;
-  /** The case or task whose start failed: its error is shown beside it, not atop the library. */
-  readonly startFailed: string | null;
+  /**
+   * The task, case or project whose start failed, and why: said beside it, not atop the library,
+   * until the person acts (another start, the Agent changed, its project edited or removed).
+   * Apart from {@link error}: it was that field, which every read of the library set to null, so
+   * a failed build was shown and then gone at the next library.changed (CI run 8).
+   */
+  readonly startFailed: StartFailure | null;
+  /** The Running list's Stop that failed, and why: said under its branch while it still runs. */
+  readonly stopFailed: { readonly branch: string; readonly text: string } | null;
   /** Asked before a start stops the live episode the window shows (null: nothing asked). */
   readonly stopQuestion: StopQuestion | null;
   /** The live branch being stopped from the Running list, or null. */
@@ -112,6 +120,12 @@ export interface EpisodesState {
   readonly model: string;
   /** A `sandbox:CMD` agent's folder (read-only at /opt/agent), as typed: relative to the task's folder. */
   readonly agentDir: string;
+}
+
+/** A start that failed: who asked it (a task's or case's id, a project's path) and why, in words. */
+export interface StartFailure {
+  readonly key: string;
+  readonly text: string;
 }
 
 /** What the library does. */
@@ -141,6 +155,8 @@ export interface EpisodesActions {
   answerStop(stop: boolean): void;
   /** Stops a live branch from the Running list (its sandbox released, its trace kept). */
   stopBranch(branch: string): Promise<boolean>;
+  /** The failed start of `key` no longer holds (its project was edited, read anew or removed). */
+  dropStartFailure(key: string): void;
   setAgent(agent: string): void;
   setModel(model: string): void;
   /** The "Agent folder" of a `sandbox:` agent (its files at /opt/agent), from the task's folder. */
@@ -312,24 +328,24 @@ export function createEpisodesStore(
       request: RequestOf<'episode.start'>,
     ): Promise<boolean> => {
       if (!leaving()?.working) return true;
-      set({ starting: key, error: null, startFailed: null });
+      set({ starting: key, startFailed: null });
       const checked = await client.episode.checkStart(request);
       set({ starting: null });
       if (!checked.ok) {
-        set({ error: errorText(checked), startFailed: key });
+        set({ startFailed: { key, text: errorText(checked) ?? '' } });
         return false;
       }
       return mayStop(next);
     };
     const start = async (key: string, request: RequestOf<'episode.start'>): Promise<string | null> => {
-      set({ starting: key, error: null, startFailed: null });
+      set({ starting: key, startFailed: null });
       // Read after any question: the episode may have ended while the person answered.
       const left = leaving();
       const res = await client.episode.start(request);
       set({ starting: null });
       // A start that failed changes nothing: the earlier episode stays live and shown.
       if (!res.ok) {
-        set({ error: errorText(res), startFailed: key });
+        set({ startFailed: { key, text: errorText(res) ?? '' } });
         return null;
       }
       if (left && left.branch !== res.value.branch) {
@@ -388,12 +404,16 @@ export function createEpisodesStore(
       starting: null,
       stopping: null,
       startFailed: null,
+      stopFailed: null,
       stopQuestion: null,
       agent: '',
       model: '',
       agentDir: '',
       // A new agent spec makes the last start's error stale.
-      setAgent: (agent) => set(get().startFailed ? { agent, error: null, startFailed: null } : { agent }),
+      setAgent: (agent) => set(get().startFailed ? { agent, startFailed: null } : { agent }),
+      dropStartFailure(key) {
+        if (get().startFailed?.key === key) set({ startFailed: null });
+      },
       setModel: (model) => set({ model }),
       setAgentDir: (agentDir) => set({ agentDir }),
       follow(episode) {
@@ -561,9 +581,9 @@ export function createEpisodesStore(
         resolve?.(stop);
       },
       async stopBranch(branch) {
-        set({ stopping: branch, error: null });
+        set({ stopping: branch, stopFailed: null });
         const res = await client.episode.stop({ id: branch });
-        set({ stopping: null, ...(res.ok ? {} : { error: errorText(res) }) });
+        set({ stopping: null, stopFailed: res.ok ? null : { branch, text: errorText(res) ?? '' } });
         await get().refresh();
         return res.ok;
       },

@@ -2,6 +2,8 @@ import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { Project } from '../../../../shared/contract/models';
 import { errorText } from '../result';
+import { safeStorage } from '../../model/safe-storage';
+import { loadProjectDrafts, saveProjectDrafts } from './project-drafts-memory';
 
 /** Open… and the projects opened with it. */
 export interface ProjectsState {
@@ -15,7 +17,7 @@ export interface ProjectsState {
   readonly suggestions: readonly string[];
   readonly error: string | null;
   readonly opening: boolean;
-  /** The Goal typed for each bare folder, by its path. */
+  /** The Goal typed for each bare folder, by its path (remembered across a reload). */
   readonly goals: Readonly<Record<string, string>>;
   /** The Check (command) typed for each bare folder (the CLI's `--verify`), by its path. */
   readonly checks: Readonly<Record<string, string>>;
@@ -42,9 +44,13 @@ export interface ProjectsActions {
 /** The projects slice. */
 export type ProjectsStore = StoreApi<ProjectsState & ProjectsActions>;
 
-/** Creates the projects slice over a client. */
-export function createProjectsStore(client: StepboxClient): ProjectsStore {
+/** Creates the projects slice over a client; the typed Goals and Checks are kept in `storage`. */
+export function createProjectsStore(
+  client: StepboxClient,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage(),
+): ProjectsStore {
   let asked = 0;
+  const drafts = loadProjectDrafts(storage);
   return createStore<ProjectsState & ProjectsActions>()((set, get) => ({
     projects: [],
     nativePicker: false,
@@ -53,8 +59,8 @@ export function createProjectsStore(client: StepboxClient): ProjectsStore {
     suggestions: [],
     error: null,
     opening: false,
-    goals: {},
-    checks: {},
+    goals: drafts.goals,
+    checks: drafts.checks,
     removeError: null,
     async load() {
       const res = await client.projects.list({});
@@ -114,15 +120,25 @@ export function createProjectsStore(client: StepboxClient): ProjectsStore {
       set({ path: res.value.path });
       await get().submit();
     },
-    setGoal: (path, goal) => set({ goals: { ...get().goals, [path]: goal } }),
-    setCheck: (path, check) => set({ checks: { ...get().checks, [path]: check } }),
+    setGoal(path, goal) {
+      set({ goals: { ...get().goals, [path]: goal } });
+      saveProjectDrafts(get(), path, storage);
+    },
+    setCheck(path, check) {
+      set({ checks: { ...get().checks, [path]: check } });
+      saveProjectDrafts(get(), path, storage);
+    },
     async remove(path) {
       const res = await client.projects.remove({ path });
       if (!res.ok) {
         set({ removeError: { path, text: errorText(res) ?? '' } });
         return false;
       }
-      set({ removeError: null });
+      // Forgotten with it: opened again later, its boxes start empty.
+      const { [path]: _goal, ...goals } = get().goals;
+      const { [path]: _check, ...checks } = get().checks;
+      set({ removeError: null, goals, checks });
+      saveProjectDrafts(get(), null, storage);
       await get().load();
       return true;
     },
