@@ -86,6 +86,8 @@ export const EVENTS = {
     kind: z.enum(['build', 'pull']).default('build'),
     phase: z.enum(['cached', 'start', 'step', 'built', 'pulled']),
     line: z.string(),
+    /** A build's Dockerfile, resolved (absent for a pull). */
+    from: z.string().optional(),
   }),
   /** A step of an agent's install (`agents.install`); the last has phase `done` or the install failed. */
   'agents.progress': AgentProgress,

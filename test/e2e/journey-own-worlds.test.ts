@@ -258,7 +258,9 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       if (world.builds) {
         // The wait says what it waits for: the image of its own Dockerfile.
         await app.notices.ofKind('image').waitFor({ timeout: 120_000 });
-        expect(await app.notices.said('image')).toMatchObject({ text: /^(Building image|Image) / });
+        expect(await app.notices.said('image')).toMatchObject({
+          text: /^(Building the image|The image) of \S*Dockerfile\b/,
+        });
       }
       await app.screenshot(`journey-own-${name}-3-starting-1024x700`);
       await stepper.waitForBranch(300_000);
@@ -273,8 +275,9 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
         );
       await shoot(app, `${name}-4-step0`);
 
-      // Step 1, read in the inspector's Output.
+      // Step 1, read in the inspector's Output. The image's line has said what it had to: gone.
       await app.stepTo(1);
+      await expect.poll(() => app.notices.ofKind('image').count()).toBe(0);
       await inspector.tab('output');
       await inspector.root.filter({ hasText: world.step1Output }).waitFor({ timeout: 60_000 });
       await shoot(app, `${name}-5-step1-output`);

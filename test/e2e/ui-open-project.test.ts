@@ -284,7 +284,8 @@ describe('web mode: a failed build stays said on its project while the library c
     );
     writeFileSync(
       join(dir, 'breaks', 'Dockerfile'),
-      `# ${process.pid}-${Date.now()}\nFROM stepbox-sandbox:2\nRUN echo broken on purpose && exit 3\n`,
+      // The build takes a moment before it fails: the card is seen while its own start is under way.
+      `# ${process.pid}-${Date.now()}\nFROM stepbox-sandbox:2\nRUN sleep 2 && echo broken on purpose && exit 3\n`,
     );
     const scripts = join(web.home(), 'scripts');
     mkdirSync(scripts, { recursive: true });
@@ -301,6 +302,23 @@ describe('web mode: a failed build stays said on its project while the library c
     await library.openProject(proj);
     await library.agentField.fill(`scripted:${script}`);
     await library.projectStart(proj).click();
+    // While its image builds, the card's own Start says it is starting (it said "Another start is
+    // under way." under the button just pressed), read in the same task as the build's line.
+    await app.notices
+      .ofKind('image')
+      .filter({ hasText: 'Building the image of' })
+      .waitFor({ timeout: 60_000 });
+    const during = await app.page.evaluate((path) => {
+      const start = Array.from(document.querySelectorAll('[data-testid="project"]'))
+        .find((p) => p.getAttribute('data-path') === path)
+        ?.querySelector('[data-testid="project-start"]');
+      return {
+        notice: document.querySelector('[data-testid="notice"][data-kind="image"]')?.textContent ?? '',
+        why: start?.getAttribute('data-why') ?? null,
+      };
+    }, proj);
+    expect(during.notice).toContain('Building the image of breaks/Dockerfile');
+    expect(during.why).toBe('It is starting: step 0 opens once its sandbox is up.');
     const error = library.projectError(proj);
     await error.waitFor({ timeout: 120_000 });
     const said = await error.innerText();

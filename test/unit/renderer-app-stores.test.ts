@@ -61,6 +61,50 @@ describe('app stores wiring', () => {
     ]);
     fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '' });
     expect(stores.notices.getState().items.map((n) => n.text)).toEqual(['Image stepbox-build:abc built']);
+    // Named by its Dockerfile, from its folder, where the build says which.
+    const from = '/home/me/projects/nopy/Dockerfile';
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'start', line: '', from });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      'Building the image of nopy/Dockerfile…',
+    ]);
+    fake.emit('image.progress', {
+      task: '/p',
+      image,
+      kind: 'build',
+      phase: 'step',
+      line: '[build] Step 2/4 : RUN make',
+      from,
+    });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      'Building the image of nopy/Dockerfile: Step 2/4 : RUN make',
+    ]);
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '', from });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      'The image of nopy/Dockerfile is built (stepbox-build:abc)',
+    ]);
+    stores.dispose();
+  });
+
+  it("a made image's line goes once the episode's first step starts; a build under way stays", async () => {
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(0));
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    const stores = createAppStores(fake.client, { schedule: (f) => f() });
+    const image = 'stepbox-build:abc';
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '' });
+    await stores.stepper.getState().open('b-main');
+    await until(() => stores.stepper.getState().load === 'ready');
+    // Still said at step 0, on the episode it was made for.
+    expect(stores.notices.getState().items.map((n) => [n.branch, n.text])).toEqual([
+      ['b-main', 'Image stepbox-build:abc built'],
+    ]);
+    stores.stepper.setState({ state: 'running' });
+    expect(stores.notices.getState().items).toEqual([]);
+    // A build still going says on.
+    stores.stepper.setState({ state: 'paused' });
+    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'start', line: '' });
+    stores.stepper.setState({ state: 'running' });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([`Building image ${image}…`]);
     stores.dispose();
   });
 

@@ -29,6 +29,8 @@ export interface BuildProgress {
   /** `cached`: the tag exists, nothing is built; `step`: one line of the build's output; `built`: done. */
   readonly phase: 'cached' | 'start' | 'step' | 'built';
   readonly line: string;
+  /** The Dockerfile built (as the task named it, resolved): the window says where the image comes from. */
+  readonly from?: string;
 }
 
 /** What {@link ensureBuilt} produced. */
@@ -204,8 +206,9 @@ const BASE_UNAVAILABLE =
 export async function ensureBuilt(
   docker: Docker,
   spec: BuildSpec,
-  progress: (p: BuildProgress) => void,
+  report: (p: BuildProgress) => void,
 ): Promise<BuildResult> {
+  const progress = (p: BuildProgress) => report({ ...p, from: spec.dockerfile });
   const started = performance.now();
   const entries = sentEntries(spec);
   const hash = contextHash(spec, entries);

@@ -10,6 +10,8 @@ export interface ImageProgress {
   readonly kind: 'build' | 'pull';
   readonly phase: 'cached' | 'start' | 'step' | 'built' | 'pulled';
   readonly line: string;
+  /** A build's Dockerfile (absent for a pull). */
+  readonly from?: string;
 }
 
 /**

@@ -122,6 +122,8 @@ export function ProjectsSection() {
                   (project.problem !== undefined &&
                     'Its task does not read (said below): fix the file, then open it again with Open….') ||
                     (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
+                    // Its own start said as its own ("Another start…" stood under the button just pressed).
+                    (starting === project.path && 'It is starting: step 0 opens once its sandbox is up.') ||
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent',
                   needsGoal && project.problem === undefined

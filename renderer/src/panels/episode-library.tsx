@@ -210,7 +210,8 @@ function StartItem(props: {
         data-named={props.named ? 'true' : undefined}
         {...data}
         {...whyNot(
-          props.starting !== null && 'Another start is under way.',
+          (props.starting === props.id && 'It is starting: step 0 opens once its sandbox is up.') ||
+            (props.starting !== null && 'Another start is under way.'),
           props.tooltip,
           `lib-why-${props.kind}-${props.id}`,
         )}

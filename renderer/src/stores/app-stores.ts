@@ -1,5 +1,6 @@
 import type { StepboxClient } from '../../../shared/contract/client';
 import { formatSpan } from '../../../shared/format-span';
+import { pathForPeople } from '../../../shared/start-paths';
 import type { ToolCall } from '../../../shared/trace-events';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createAgentsStore, type AgentsStore } from './agents/agents-store';
@@ -179,8 +180,14 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   // A task's image being built for a start (its Dockerfile, a devcontainer's, a Harbor task's),
   // or pulled (the engine lacks it): what the engine is doing, line by line, in the
   // notification area, tied to the episode it is for (the next shown) and gone with it.
+  // Once made (built, found built, pulled), its line has said what it had to: it goes when the
+  // episode's first step starts (it stayed at the window's foot for the whole episode).
+  let imageMade: number | null = null;
   const offImage = client.onImageProgress((p) => {
-    notices.getState().post({ kind: 'image', branch: NEXT_BRANCH, tone: 'info', text: imageProgressText(p) });
+    const id = notices
+      .getState()
+      .post({ kind: 'image', branch: NEXT_BRANCH, tone: 'info', text: imageProgressText(p) });
+    imageMade = p.phase === 'built' || p.phase === 'cached' || p.phase === 'pulled' ? id : null;
   });
   // The library changed (a start, a stop, a sandbox given back): the warm pool's idle count too.
   const offLibrary = episodes.subscribe((e, prev) => {
@@ -255,6 +262,10 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
     // is about the moment it answered: once the person steps on, it is stale (it stayed beside
     // step 2 after a rollback to 1). Another branch opened resets the slice (below).
     if (selectMovedOn(prev, s) && replay.getState().notice !== null) replay.getState().dismissNotice();
+    if (imageMade !== null && s.state === 'running' && prev.state !== 'running') {
+      notices.getState().dismiss(imageMade);
+      imageMade = null;
+    }
     if (s.branch !== prev.branch) {
       // Another branch opened (not a pick, which holds the set until it lands): what the view
       // showed was about the branch left.
@@ -397,7 +408,18 @@ export function imageProgressText(p: {
   readonly kind?: 'build' | 'pull';
   readonly phase: 'cached' | 'start' | 'step' | 'built' | 'pulled';
   readonly line: string;
+  readonly from?: string;
 }): string {
+  // A build named by its Dockerfile, from its folder: "stepbox-build:<hash>" alone named nothing
+  // a person wrote.
+  if (p.from) {
+    const file = pathForPeople(p.from);
+    if (p.phase === 'cached') return `The image of ${file} is built already (${p.image}): nothing to build`;
+    if (p.phase === 'built') return `The image of ${file} is built (${p.image})`;
+    if (p.phase === 'start') return `Building the image of ${file}…`;
+    if (p.phase === 'step')
+      return `Building the image of ${file}: ${p.line.replace(/^\[build\] /, '').replace(`${p.image}: `, '')}`;
+  }
   if (p.phase === 'cached') return `Image ${p.image}: already built, nothing to build`;
   if (p.phase === 'built') return `Image ${p.image} built`;
   if (p.phase === 'pulled') return `Image ${p.image} pulled`;
