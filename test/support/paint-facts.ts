@@ -3,6 +3,7 @@
  * main thread is. A window that paints no frame, or spends the whole second on its main thread, is
  * frozen for a person too; one that paints frames and idles was left by Chromium's capture.
  */
+import { writeFileSync } from 'node:fs';
 import type { CDPSession, Page } from 'playwright-core';
 
 /** Measured over about a second of the window's own time (nothing asked of it meanwhile). */
@@ -108,26 +109,33 @@ export async function paintFacts(page: Page): Promise<PaintFacts> {
 }
 
 /**
- * Has Chromium draw and deliver one frame of the window (a screencast's first), at most 5 s:
- * a capture that stalled while the window painted came at once after it (browser-use's
- * browser-harness, issue 812, the same stall with Runtime.evaluate answering).
+ * The window's next frame as Chromium's screencast draws it, whole, written to `path` as PNG:
+ * the picture a stalled capture did not give (the compositor's own frame, not a re-render).
+ * False when no frame came in 5 s.
  */
-export async function drawOneFrame(page: Page): Promise<void> {
+export async function screencastShot(page: Page, path: string): Promise<boolean> {
   const cdp = await within(page.context().newCDPSession(page), 5_000);
-  if (!cdp) return;
+  if (!cdp) return false;
   try {
-    const drawn = new Promise<void>((resolve) => {
+    const frame = new Promise<string>((resolve) => {
       cdp.on('Page.screencastFrame', (f) => {
         void cdp.send('Page.screencastFrameAck', { sessionId: f.sessionId }).catch(() => undefined);
-        resolve();
+        resolve(f.data);
       });
     });
+    const size = page.viewportSize();
     await within(
-      cdp.send('Page.startScreencast', { format: 'jpeg', quality: 10, maxWidth: 64, maxHeight: 64 }),
+      cdp.send('Page.startScreencast', {
+        format: 'png',
+        ...(size ? { maxWidth: size.width, maxHeight: size.height } : {}),
+      }),
       5_000,
     );
-    await within(drawn, 5_000);
+    const data = await within(frame, 5_000);
     await within(cdp.send('Page.stopScreencast'), 5_000);
+    if (data === null) return false;
+    writeFileSync(path, Buffer.from(data, 'base64'));
+    return true;
   } finally {
     void cdp.detach().catch(() => undefined);
   }
