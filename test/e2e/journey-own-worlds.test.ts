@@ -218,6 +218,8 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       await expect(library.projectAgent(path).innerText()).resolves.toBe(
         'no agent yet: type one in Agent, above',
       );
+      // Nor does the empty Agent field promise one ("the task's own").
+      await expect(library.agentField.getAttribute('placeholder')).resolves.toBe('empty: a sample’s own');
       await shoot(app, `${name}-1b-opened`);
 
       // Its card: Goal and Check where it takes them, the agent.

@@ -154,6 +154,10 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       // Typed with completion: the folder's entries that start with what was typed.
       await library.openPath.fill(`${dir}/wea`);
       await library.openSuggestions.filter({ hasText: `${project}/` }).waitFor();
+      // What it opens, devcontainer folders named among them (they open, and were not said).
+      await expect(library.openDialog.innerText()).resolves.toContain(
+        'your own project folder (a devcontainer one too), a task.json or a Harbor task folder',
+      );
       await app.screenshot(`open-project-completion-${tag}`);
       await library.openSuggestions.filter({ hasText: `${project}/` }).click();
       await expect(library.openPath.inputValue()).resolves.toBe(`${project}/`);

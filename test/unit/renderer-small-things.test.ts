@@ -35,6 +35,11 @@ describe('issue 19.9: the small things, in the stores', () => {
     expect(await batches.getState().start()).toBeNull();
     expect(batches.getState().error).toMatch(/from 1 to 16, not 100000/);
     expect(fake.callsOf('batch.start')).toHaveLength(0);
+    // The list read again (a refresh) leaves the refusal said: it cleared it.
+    fake.on('batch.list', () => ({ batches: [] }));
+    await batches.getState().refresh();
+    expect(batches.getState().error).toMatch(/from 1 to 16, not 100000/);
+    expect(batches.getState().listError).toBeNull();
 
     const candidates = createCandidatesStore(fake.client);
     candidates.getState().prepare(-1, 'b-main', 3);

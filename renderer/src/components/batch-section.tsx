@@ -125,6 +125,7 @@ export function BatchSection() {
   const batches = useSlice('batches', (s) => s.batches);
   const starting = useSlice('batches', (s) => s.starting);
   const error = useSlice('batches', (s) => s.error);
+  const listError = useSlice('batches', (s) => s.listError);
   const problem = useSlice('batches', selectBatchProblem);
   const startWhy = useSlice('batches', selectBatchStartWhy);
   const shown = useSlice('batches', selectShownBatch);
@@ -201,6 +202,11 @@ export function BatchSection() {
       {error ? (
         <PanelState kind="error">
           <ErrorText text={error} />
+        </PanelState>
+      ) : null}
+      {listError ? (
+        <PanelState kind="error">
+          <ErrorText text={listError} />
         </PanelState>
       ) : null}
       {batches.length > 1 ? (

@@ -11,7 +11,8 @@ import { projectKindWords } from '../model/project-kind';
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
  * left Harbor task folders out while the welcome named them).
  */
-export const OPENABLE = 'your own project folder, a task.json or a Harbor task folder';
+export const OPENABLE =
+  'your own project folder (a devcontainer one too), a task.json or a Harbor task folder';
 
 /** Moves the caret to the end of a field once the value just set is drawn. */
 function caretToEnd(input: HTMLInputElement): void {

@@ -452,7 +452,9 @@ export function EpisodeLibrary() {
           id="library-agent"
           className="search"
           type="text"
-          placeholder="the task's own"
+          // Empty, a sample task runs its own agent; a project has none ("the task's own" read as
+          // if a project's Start would find one).
+          placeholder="empty: a sample’s own"
           aria-describedby="library-agent-hint"
           data-testid="library-agent"
           list="installed-agents"

@@ -48,7 +48,13 @@ export interface BatchesState {
   /** The batch whose slots are shown (the one just started, or one picked). */
   readonly selected: string | null;
   readonly starting: boolean;
+  /** What the last action (start, cancel, resume) met; a read of the list leaves it. */
   readonly error: string | null;
+  /**
+   * Why the list could not be read, null once it is: apart from {@link error}, which a list read
+   * that came back well cleared (a start's refusal went with the next refresh).
+   */
+  readonly listError: string | null;
   /**
    * Bumped by {@link BatchesActions.reveal}: the section brings the shown batch into view and
    * focuses it (the section sits at the library's foot, often scrolled out of view).
@@ -99,13 +105,15 @@ export function createBatchesStore(
     selected: null,
     starting: false,
     error: null,
+    listError: null,
     revealed: 0,
     async refresh() {
       const mine = ++generation;
       const res = await client.batch.list({});
       if (mine !== generation) return;
-      if (res.ok) set({ batches: [...res.value.batches].sort((a, b) => b.created - a.created), error: null });
-      else set({ error: errorText(res) });
+      if (res.ok)
+        set({ batches: [...res.value.batches].sort((a, b) => b.created - a.created), listError: null });
+      else set({ listError: `Could not read the batches: ${errorText(res)}` });
     },
     setForm(patch) {
       set({ form: { ...get().form, ...patch } });
