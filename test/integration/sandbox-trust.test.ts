@@ -1,4 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEventOf } from '../../shared/trace-events.js';
@@ -390,6 +391,55 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
         '/workspace /opt/x\n1\n',
       );
     } finally {
+      await sb.destroy();
+    }
+  });
+
+  it('the idle-shell attack finds a shell when its call took the last ready one and the next is slow to start', async () => {
+    // The selftest's ptrace flake (CI: "no idle shell found to try"): the attack's call takes
+    // the last ready shell and the helper's next one has not reached bash when it looks. Made
+    // certain here: the shells started from now on (children of the helper) get the CPU only
+    // when nothing else wants it, and something always does.
+    const sb = await provider().create(defaultSandboxConfig());
+    const burners: ChildProcess[] = [];
+    try {
+      await sh(sb, 'true');
+      await sb.sessionState();
+      const idle = () =>
+        asRoot(sb, 'pgrep -u 1000 -f "^/[^ ]*bash -c .*# zygote" || true').split('\n').filter(Boolean);
+      for (let i = 0; i < 200 && idle().length < 2; i++);
+      const ready = idle();
+      expect(ready).toHaveLength(2);
+      const helper = asRoot(sb, `cut -d' ' -f4 /proc/${ready[0]}/stat`);
+      asRoot(
+        sb,
+        `python3 -c 'import os; os.sched_setscheduler(${helper}, os.SCHED_IDLE, os.sched_param(0))'`,
+      );
+      for (let i = 0; i < 2; i++) {
+        const b = spawn('docker', [
+          'exec',
+          '-u',
+          '0:0',
+          sb.id,
+          '/bin/sh',
+          '-c',
+          'echo up; while :; do :; done',
+        ]);
+        burners.push(b);
+        await once(b.stdout, 'data');
+      }
+      // One ready shell left, taken by the attack's call: every other is started from here on.
+      await sh(sb, 'true');
+      const r = await sh(sb, SHELL_ATTACK);
+      const report = JSON.parse(r.stdout!.trim().split('\n').pop()!) as {
+        shells: number;
+        reached: string[];
+        own: boolean;
+      };
+      expect(report).toEqual({ shells: expect.any(Number), reached: [], own: true });
+      expect(report.shells).toBeGreaterThan(0);
+    } finally {
+      for (const b of burners) b.kill();
       await sb.destroy();
     }
   });
