@@ -1,4 +1,5 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { TraceEventOf } from '../../shared/trace-events.js';
@@ -390,6 +391,68 @@ describeDocker('sandbox trust: nothing the agent writes reaches root or the verd
         '/workspace /opt/x\n1\n',
       );
     } finally {
+      await sb.destroy();
+    }
+  });
+
+  it('the idle-shell attack finds a shell when its call took the last ready one and the next is slow to start', async () => {
+    const BUSY_CPU0 = 'while :; do :; done & while :; do :; done & echo up; read -r _; kill $(jobs -p)';
+    // The selftest's ptrace flake (CI: "no idle shell found to try"): the attack's call takes
+    // the last ready shell, and the shells the helper then starts at once have not reached
+    // bash when it looks. Made certain here: from the moment the pool holds two started
+    // shells, whatever the helper starts runs on CPU 0 only, and only when the busy loops there
+    // do not want it (SCHED_IDLE); the ready shells, and the attack in one, run anywhere.
+    const sb = await provider().create(defaultSandboxConfig());
+    let burner: ChildProcess | undefined;
+    let blocker: Promise<unknown> | undefined;
+    try {
+      await sh(sb, 'true');
+      await sb.sessionState();
+      const ready = () =>
+        asRoot(sb, 'pgrep -u 1000 -f "^/[^ ]*bash -c .*# zygote" || true').split('\n').filter(Boolean);
+      for (let i = 0; i < 200 && ready().length < 2; i++);
+      const shells = ready();
+      expect(shells).toHaveLength(2);
+      const helper = asRoot(sb, `cut -d' ' -f4 /proc/${shells[0]}/stat`);
+      asRoot(
+        sb,
+        `python3 -c 'import os; os.sched_setaffinity(${helper}, {0}); os.sched_setscheduler(${helper}, os.SCHED_IDLE, os.sched_param(0))'`,
+      );
+      // Two busy loops on CPU 0 (root's, so the attack leaves them alone), until the test ends its stdin.
+      burner = spawn('docker', [
+        'exec',
+        '-i',
+        '-u',
+        '0:0',
+        sb.id,
+        'taskset',
+        '-c',
+        '0',
+        'sh',
+        '-c',
+        BUSY_CPU0,
+      ]);
+      await once(burner.stdout!, 'data');
+      // A call that keeps the first ready shell (no longer a shell once it execs sleep; the
+      // helper starts none while a call runs and a shell is ready), then the attack in the
+      // second: none is ready after it, and those started then wait behind the busy loop.
+      blocker = sb.exec({ command: 'exec sleep 60', timeoutMs: 60_000 });
+      const r = await sh(sb, SHELL_ATTACK);
+      const report = JSON.parse(r.stdout!.trim().split('\n').pop()!) as {
+        shells: number;
+        reached: string[];
+        own: boolean;
+      };
+      expect(report).toEqual({ shells: expect.any(Number), reached: [], own: true });
+      expect(report.shells).toBeGreaterThan(0);
+    } finally {
+      if (burner) {
+        burner.stdin!.end();
+        await once(burner, 'exit');
+      }
+      // The blocker ends as a call stopped by killStrays (a result, not a lost sandbox).
+      if (blocker) await sb.killStrays();
+      await blocker;
       await sb.destroy();
     }
   });

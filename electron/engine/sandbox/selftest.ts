@@ -169,20 +169,36 @@ def reach(p, name, opens):
  * (/proc/PID/mem, process_vm_readv), open their fds and environment through /proc. Then it
  * attaches to a program of its own (a debugger's ordinary use), which must still work.
  * Prints `{shells, reached, own}`.
+ *
+ * No shell may be idle when it first looks: when this call took the pool's last one, the
+ * helper starts the next at once (helper.py run()), and a shell of the pool may still be
+ * between its start and its exec of bash (root's setpriv until then). Either is there
+ * soon, whatever the load: it looks again until one is, every 5 ms for at most
+ * `IDLE_SHELL_WAIT` seconds (20; 0 where no shell waits idle, on gVisor).
  */
 export const SHELL_ATTACK = `${PY} - <<'PY'
 ${REACH}
-import json, subprocess
-shells, reached = 0, []
-for p in others():
-    try:
-        with open('/proc/%d/cmdline' % p, 'rb') as f:
-            cmd = f.read()
-        if os.stat('/proc/%d' % p).st_uid != os.getuid() or b'# zygote' not in cmd:
+import json, subprocess, time
+def idle_shells():
+    found = []
+    for p in others():
+        try:
+            with open('/proc/%d/cmdline' % p, 'rb') as f:
+                cmd = f.read()
+            # Started: the agent's bash (not yet the setpriv that starts it, root's at first).
+            if os.stat('/proc/%d' % p).st_uid != os.getuid() or b'# zygote' not in cmd or not cmd.split(b'\\0', 1)[0].endswith(b'/bash'):
+                continue
+        except OSError:
             continue
-    except OSError:
-        continue
-    shells += 1
+        found.append(p)
+    return found
+deadline = time.monotonic() + float(os.environ.get('IDLE_SHELL_WAIT', '20'))
+shells = idle_shells()
+while not shells and time.monotonic() < deadline:
+    time.sleep(0.005)
+    shells = idle_shells()
+reached = []
+for p in shells:
     reached += reach(p, 'shell', (('mem', 'rb+'), ('environ', 'rb'), ('fd/4', 'wb'), ('fd/1', 'wb')))
 # The shell running this call (the parent): its state pipe carries the session's dump.
 try:
@@ -194,7 +210,7 @@ except OSError:
 own = subprocess.Popen(['sleep', '30'])
 ok = libc.ptrace(16, own.pid, None, None) == 0
 own.kill()
-print(json.dumps({'shells': shells, 'reached': reached, 'own': ok}))
+print(json.dumps({'shells': len(shells), 'reached': reached, 'own': ok}))
 PY`;
 
 /**
@@ -424,7 +440,9 @@ const PROBES: Record<SelftestCheckId, Probe> = {
     );
   },
   ptrace: async (sb) => {
-    const r = await sb.exec({ command: SHELL_ATTACK, timeoutMs: 30_000 });
+    // gVisor starts no idle shell (see below): nothing to wait for there.
+    const command = isGvisor(sb.runtime) ? `IDLE_SHELL_WAIT=0 ${SHELL_ATTACK}` : SHELL_ATTACK;
+    const r = await sb.exec({ command, timeoutMs: 30_000 });
     const report = JSON.parse((r.stdout ?? '').trim().split('\n').pop() || '{}') as {
       shells?: number;
       reached?: string[];
