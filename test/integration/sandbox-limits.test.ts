@@ -103,7 +103,7 @@ describeDocker('docker sandbox limits', () => {
         (await sb.exec({ command: `nohup sleep ${4000 + i} >/dev/null 2>&1 &`, timeoutMs: 5_000 })).ok,
       ).toBe(true);
     }
-    const left = (await sb.exec({ command: 'ps -eo args', timeoutMs: 5_000 })).stdout.split('\n');
+    const left = ((await sb.exec({ command: 'ps -eo args', timeoutMs: 5_000 })).stdout ?? '').split('\n');
     expect(left.filter((l) => /^sleep 20[0-9][0-9]$/.test(l))).toHaveLength(20);
     expect(left.filter((l) => /^sleep 40[0-9][0-9]$/.test(l))).toHaveLength(20);
     await sb.killStrays();
