@@ -259,13 +259,11 @@ class Call:
             os.killpg(self.pid, signal.SIGSTOP)
         except OSError:
             return  # nothing left in the group
-        for pid in all_pids():
-            s = proc_stat(pid)
-            if s is not None and s.pgrp == self.pid and not ignores_sighup(pid):
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except OSError:
-                    pass
+        for pid in unsettled_members(self.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
         try:
             os.killpg(self.pid, signal.SIGCONT)
         except OSError:
