@@ -1,10 +1,10 @@
 # stepbox helper, part: reading /proc: process states, who holds a file, the cgroup's OOM counter,
-# which processes are never killed.
+# which processes are never killed (whether one still runs, stopping and killing them:
+# verifier_run.py's proc_running and stop_then_kill, which the verifier runner shares).
 # One of the helper's parts (programs.json): sent to the sandbox as one source with the prelude,
 # the other parts and helper.py, and read in one namespace, so it uses their names as its own.
 import collections
 import os
-import signal
 import time
 
 
@@ -24,11 +24,6 @@ def proc_stat(pid):
         return None
     rest = data[data.rfind(b')') + 2:].split()
     return ProcStat(rest[0], int(rest[1]), int(rest[2]), int(rest[3]), int(rest[19]))
-
-
-def proc_running(pid):
-    """Whether a process is there and neither a zombie nor dead."""
-    return (proc_stat(pid) or ZOMBIE).state not in (b'Z', b'X')
 
 
 def wait_ended(pids, seconds):
@@ -192,27 +187,3 @@ def find_protected(me):
     if oldest:
         keep.add(oldest[0])
     return keep, oldest[0] if oldest else None
-
-
-def stop_then_kill(find, rounds):
-    """SIGSTOPs the pids `find(stopped)` lists beyond those stopped so far, until it lists no
-    new one (or `rounds` passed): nothing stopped can fork or change its signal dispositions
-    meanwhile. Then SIGKILLs them all; answers the pids it stopped."""
-    stopped = set()
-    for _ in range(rounds):
-        new = set()
-        for pid in find(stopped):
-            try:
-                os.kill(pid, signal.SIGSTOP)
-            except OSError:
-                continue
-            new.add(pid)
-        if not new:
-            break
-        stopped |= new
-    for pid in stopped:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-    return stopped

@@ -94,6 +94,9 @@ PIPE_SCRIPT_MAX = 4096
 F_SETPIPE_SZ = 1031
 PIPE_BYTES = 1 << 20
 NAME_RE = re.compile(r'^[A-Za-z_][A-Za-z0-9_]*$')
+# How long kill_strays keeps at it (a process the kernel keeps, in an uninterruptible wait, is
+# left after that, as it was after the old 2 s wait).
+KILL_STRAYS_SECONDS = 3.0
 
 
 def sq(value):
@@ -425,16 +428,19 @@ class Shells:
             call.kill_tree()
         keep = self.protected | {z.pid for z in self.zygotes}
 
-        def strays(stopped):
+        def strays(skip):
             found = set()
             for pid in all_pids():
-                if pid in keep or pid in stopped:
+                if pid in keep or pid in skip:
                     continue
                 s = proc_stat(pid)
-                if s is not None and s.ppid != 0:
+                if s is not None and s.ppid != 0 and live_state(pid, s.state):
                     found.add(pid)
             return found
-        wait_ended(stop_then_kill(strays, 5), 2.0)
+        # Until none is left: a leftover of the agent's that forks anew, or kills or stops
+        # everything it may, is stopped and killed with the rest (see end_all).
+        if not end_all(strays, KILL_STRAYS_SECONDS):
+            log('kill_strays: processes still alive after %.0f s: %s' % (KILL_STRAYS_SECONDS, sorted(strays(()))[:10]))
         for call in list(self.calls.values()):
             call.finish_killed('cancelled', 'the call was stopped by a rollback or reset')
         self.clear_scratch()

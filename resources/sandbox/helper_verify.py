@@ -1,6 +1,6 @@
 # stepbox helper, part: the task's verifier run by the helper itself (the `verify` op), over the
 # channel no process of the agent's can reach, as verifier.py runs it in an exec of its own:
-# every process of the agent's uid killed first (kill(-1) as that uid), then the verifier as
+# every process of the agent's uid killed first (end_agents, by the helper itself), then the verifier as
 # that uid in a new bash (cwd the working directory, the image's environment without what
 # the agent could have planted: verifier_run.agent_env, stdin /dev/null) with pipes only the
 # helper holds, what it left behind killed after. It saves the exec's start (runc, the engine's
@@ -19,14 +19,10 @@ class Verifier:
     def __init__(self, shells):
         self.shells = shells
 
-    def kill_once(self):
-        """One killer as the agent (busybox kill -9 -1); True when it got its kill out or found nothing."""
-        pid = spawn_as_agent(VERIFIER_KILL + ['-9', '-1'], {}, [None, None, None])
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1)
-
     def kill_all(self):
-        return kill_until_sent(self.kill_once)
+        """Every process of the agent's gone (end_agents: signalled by this helper, whose real
+        and saved uid are root's, out of reach of what it kills); True once none is left."""
+        return end_agents(AGENT_UID, os.getpid())
 
     def op_verify(self, req):
         if not ISOLATED:
@@ -37,7 +33,7 @@ class Verifier:
         command, cap = req['command'], int(req['cap'])
         timeout_ms = max(1, int(req['timeout_ms']))
         me = os.getpid()
-        killed = agent_count(AGENT_UID, me)
+        killed = len(agents_of(AGENT_UID, me))
         # Running calls and idle shells go with everything else of the agent's: their ends are
         # met by the loop afterwards, as when the runner's exec killed them.
         if not self.kill_all():
@@ -61,7 +57,7 @@ class Verifier:
             os.close(out_w)
             os.close(err_w)
         code, sig, timed_out, out, err, total_out, total_err = watch_verifier(
-            pid, out_r, err_r, timeout_ms, cap, self.kill_all, lambda: agent_count(AGENT_UID, me))
+            pid, out_r, err_r, timeout_ms, cap, self.kill_all, lambda: agents_of(AGENT_UID, me))
         return ({'killed': killed, 'exit_code': code if code is not None else 128 + sig, 'signal': sig,
                  'timeout': timed_out, 'stdout_len': len(out), 'stdout_total': total_out,
                  'stderr_total': total_err, 'uid': AGENT_UID}, out + err)

@@ -5,9 +5,9 @@
 # and HOME): nothing the agent wrote (a usercustomize.py or .pth in its HOME, a module in
 # /workspace, a python3 earlier on its PATH) is read by it.
 #
-# It first kills every process of the agent's uid: a child that became that uid calls
-# kill(-1, SIGKILL), which is atomic against forks, so nothing the agent left behind can
-# outrun it. It then runs the verifier as the agent's uid in a new bash (cwd /workspace, the
+# It first kills every process of the agent's uid itself (end_agents: stopped, then killed,
+# until a look finds none), root, so nothing the agent left behind can stop or kill the killer
+# nor outrun it by forking. It then runs the verifier as the agent's uid in a new bash (cwd /workspace, the
 # image's environment, stdin /dev/null) with pipes only this runner holds, caps each stream,
 # kills what the verifier left behind when it returns or runs out of time, writes its report
 # as one frame (fields: REPORT below; the payload is the kept stdout, then the kept stderr)
@@ -52,13 +52,13 @@ def become_agent():
         become(uid, uid)
 
 
-# The agent's processes (the killer, the verifier's bash) are started by posix_spawn of
-# setpriv, as the helper starts its shells: no fork of this interpreter, whose child would
-# copy its page tables and fault in every page Python touches before the exec (a fork, the
-# uid change and the exec took 10-60 ms each on a 2-core VM; two per verification). setpriv
+# The verifier's bash is started by posix_spawn of setpriv, as the helper starts its shells:
+# no fork of this interpreter, whose child would copy its page tables and fault in every page
+# Python touches before the exec (a fork, the uid change and the exec took 10-60 ms on a
+# 2-core VM). setpriv
 # sets what become_agent() sets (uids, gids, no groups, no bounding set) before the exec.
 # Where it is missing, or this runner is not root, children are forked as before.
-# setpriv and kill are stepbox's runtime's (electron/engine/sandbox/sandbox-runtime.ts: a
+# setpriv is stepbox's runtime's (electron/engine/sandbox/sandbox-runtime.ts: a
 # read-only volume in every sandbox), never the image's: it may have none, or busybox's
 # setpriv, which cannot set the real uid. setpriv starts with the runtime's own loader and libraries.
 SETPRIV = runtime_program('setpriv')
@@ -71,42 +71,19 @@ SPAWN, AS_AGENT = False, []
 def spawn_setup():
     global SPAWN, AS_AGENT
     SPAWN = (hasattr(os, 'posix_spawn') and os.getuid() == 0 and uid != 0
-             and os.access(SETPRIV[-1], os.X_OK) and os.access(VERIFIER_KILL[0], os.X_OK))
+             and os.access(SETPRIV[-1], os.X_OK))
     if SPAWN:
         AS_AGENT = setpriv_prefix(SETPRIV, uid, uid)
 
 
-def kill_once():
-    """One killer as the agent's uid; True when it got its kill(-1) out (or found nothing to kill)."""
-    if SPAWN:
-        # kill(1) exits 0 when its kill(-1) was sent, 1 when there was nothing to send it to
-        # (setpriv's own failures are 126 and 127); killed by a signal, it killed nothing.
-        pid = os.posix_spawn(SETPRIV[0], AS_AGENT + VERIFIER_KILL + ['-9', '-1'], {}, file_actions=NULLS,
-                             setsid=True, setsigmask=[])
-        _, status = os.waitpid(pid, 0)
-        return os.WIFEXITED(status) and os.WEXITSTATUS(status) in (0, 1)
-    pid = os.fork()
-    if pid == 0:
-        try:
-            become_agent()
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass  # nothing of the agent's is left
-        except BaseException:
-            os._exit(1)
-        os._exit(0)
-    _, status = os.waitpid(pid, 0)
-    return os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
-
-
 def agents():
     """Processes of the agent's uid but this runner."""
-    return agent_count(uid, me)
+    return agents_of(uid, me)
 
 
 def kill_all():
-    """SIGKILL to every process of the agent's uid (see kill_until_sent)."""
-    return kill_until_sent(kill_once)
+    """Every process of the agent's uid gone (end_agents); True once none is left."""
+    return end_agents(uid, me)
 
 
 def agent_env_as_agent(base):
@@ -282,7 +259,7 @@ def main():
     if not read_request():
         sys.exit(0)
     spawn_setup()
-    killed = agents()
+    killed = len(agents())
     if not kill_all():
         # Never run the verifier beside what could kill or forge it.
         sys.stderr.write('stepbox: the processes of the agent could not be killed\n')

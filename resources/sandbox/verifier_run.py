@@ -6,6 +6,7 @@
 import binascii
 import os
 import selectors
+import signal
 import time
 
 
@@ -14,8 +15,8 @@ import time
 DROPPED_ENV = ('BASH_ENV', 'ENV', 'LD_PRELOAD', 'LD_AUDIT', 'PYTHONSTARTUP', 'PYTHONUSERBASE', 'PYTHONINSPECT')
 PATH_LISTS = ('PATH', 'PYTHONPATH', 'LD_LIBRARY_PATH')
 
-# The killer: the runtime's busybox kill (never the image's), run as the agent's uid.
-VERIFIER_KILL = [RUNTIME + '/bin/busybox', 'kill']
+# How long end_agents keeps at it before it gives up (the verifier then does not run).
+END_AGENTS_SECONDS = 10.0
 
 
 def agent_writable(path):
@@ -55,17 +56,116 @@ def agent_env(base):
     return env
 
 
-def agent_count(uid, me):
-    """Processes of `uid` but `me`."""
-    n = 0
+def _ids_and_state(path):
+    """(real uid, saved uid, state letter) from a /proc status file; None when it is gone."""
+    ids = state = None
+    try:
+        with open(path + '/status', 'rb') as f:
+            for line in f:
+                if line.startswith(b'State:'):
+                    state = line.split()[1]
+                elif line.startswith(b'Uid:'):
+                    ids = line.split()[1:4]
+    except OSError:
+        return None
+    if ids is None or state is None:
+        return None
+    return int(ids[0]), int(ids[2]), state
+
+
+def live_state(pid, state):
+    """Whether a process in `state` can still act: not a zombie, or a zombie leader with a
+    thread left (its threads run on after the leader's exit)."""
+    if state not in (b'Z', b'X'):
+        return True
+    try:
+        tids = [t for t in os.listdir('/proc/%d/task' % pid) if t.isdigit()]
+    except OSError:
+        return False
+    return any((_ids_and_state('/proc/%d/task/%s' % (pid, t)) or (0, 0, b'Z'))[2] not in (b'Z', b'X')
+               for t in tids)
+
+
+def proc_running(pid):
+    """Whether a process is there and can still act (see live_state)."""
+    got = _ids_and_state('/proc/%d' % pid)
+    return got is not None and live_state(pid, got[2])
+
+
+def agents_of(uid, me, skip=()):
+    """The live processes of the agent's uid but `me` and `skip`: every one whose real or saved
+    uid is `uid`, those the kernel lets a process of that uid signal (a sealed shell's /proc
+    entry is root's, so its owner would not say). Root's processes, this one's and the
+    helper's (real and saved uid 0, whatever their effective uid), are never among them."""
+    found = set()
     for name in os.listdir('/proc'):
-        if name.isdigit() and int(name) != me:
+        if not name.isdigit():
+            continue
+        pid = int(name)
+        if pid == me or pid in skip:
+            continue
+        got = _ids_and_state('/proc/' + name)
+        if got is not None and uid in got[:2] and live_state(pid, got[2]):
+            found.add(pid)
+    return found
+
+
+def stop_then_kill(find, rounds):
+    """SIGSTOPs the pids `find(stopped)` lists beyond those stopped so far, until it lists no
+    new one (or `rounds` passed): nothing stopped can fork or change its signal dispositions
+    meanwhile. Then SIGKILLs them all; answers the pids it stopped."""
+    stopped = set()
+    for _ in range(rounds):
+        new = set()
+        for pid in find(stopped):
             try:
-                if os.stat('/proc/' + name).st_uid == uid:
-                    n += 1
+                os.kill(pid, signal.SIGSTOP)
             except OSError:
-                pass
-    return n
+                continue
+            new.add(pid)
+        if not new:
+            break
+        stopped |= new
+    for pid in stopped:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return stopped
+
+
+def end_all(find, seconds):
+    """Ends every process `find(skip)` lists (the live ones to end, but `skip`) and answers True
+    once a look finds none; False when some are still alive after `seconds`.
+
+    They are stopped first, and what they start meanwhile, so a fork loop cannot outrun the
+    kill; then killed, and looked for again until none is left: a kill that reached each one
+    found is no proof that none is left (one may have forked between the look and its stop,
+    and gVisor's kill(-1) is not atomic against forks either). The signals are this process's
+    own: root's (the runner) or the helper's (real and saved uid 0), which no process of the
+    agent's may signal, so a leftover spinning on `kill -9 -1` or `kill -STOP -1` cannot stop
+    or kill the killer (a killer child of the agent's uid calling kill(-1) was killed or
+    stopped by such a loop first, on gVisor nearly every time)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        if not find(()):
+            return True
+        if time.monotonic() > deadline:
+            return False
+        killed = stop_then_kill(find, 100)
+        # SIGKILL is acted on by each process on its own way out: that is waited for before
+        # the next look (which would find them still alive and stop and kill them again).
+        end = time.monotonic() + 1.0
+        while killed and time.monotonic() < end:
+            killed = {pid for pid in killed if proc_running(pid)}
+            if killed:
+                time.sleep(0.001)
+
+
+def end_agents(uid, me):
+    """Ends every process of the agent's uid (agents_of) but `me`; True once none is left,
+    False when some still are after END_AGENTS_SECONDS (see end_all)."""
+    return end_all(lambda skip: agents_of(uid, me, skip), END_AGENTS_SECONDS)
 
 
 def bash_on(env):
@@ -75,18 +175,6 @@ def bash_on(env):
         if d.startswith('/') and os.access(d + '/bash', os.X_OK) and not os.path.isdir(d + '/bash'):
             return d + '/bash'
     return RUNTIME_BASH
-
-
-def kill_until_sent(kill_once):
-    """SIGKILL to every process of the agent's uid, sent by a child of that uid (kill(-1)
-    spares only its caller, which exits right after). Once the child has that uid, a
-    process of the agent's spinning on kill(-1) can kill it first: the child then dies by a
-    signal, having killed nothing, and is sent again until one gets its kill out.
-    `kill_once()` starts one such child and says whether it got its kill out."""
-    for _ in range(1000):
-        if kill_once():
-            return True
-    return False
 
 
 def watch_verifier(pid, out_r, err_r, timeout_ms, cap, kill_all, agents):

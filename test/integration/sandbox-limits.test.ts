@@ -93,6 +93,23 @@ describeDocker('docker sandbox limits', () => {
     expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
   });
 
+  it('a server started in the background by a call that returns at once (setsid -f, nohup … &) is not hung up before it settled', async () => {
+    // The call's shell returns as soon as it forked: the child may not have run yet (out of
+    // the group, SIGHUP ignored). Hung up at once, 5 of 30 `nohup … &` vanished on a quiet
+    // 2-core machine and 19 of 60 with both cores busy.
+    for (let i = 0; i < 20; i++) {
+      expect((await sb.exec({ command: `setsid -f sleep ${2000 + i}`, timeoutMs: 5_000 })).ok).toBe(true);
+      expect(
+        (await sb.exec({ command: `nohup sleep ${4000 + i} >/dev/null 2>&1 &`, timeoutMs: 5_000 })).ok,
+      ).toBe(true);
+    }
+    const left = ((await sb.exec({ command: 'ps -eo args', timeoutMs: 5_000 })).stdout ?? '').split('\n');
+    expect(left.filter((l) => /^sleep 20[0-9][0-9]$/.test(l))).toHaveLength(20);
+    expect(left.filter((l) => /^sleep 40[0-9][0-9]$/.test(l))).toHaveLength(20);
+    await sb.killStrays();
+    expect((await sb.exec({ command: STRAYS, timeoutMs: 5_000 })).stdout).toBe('');
+  });
+
   it('runs calls concurrently: a quick call and a file read finish while a slow one runs', async () => {
     const order: string[] = [];
     const slow = sb.exec({ command: 'sleep 0.5; echo slow', timeoutMs: 10_000 }).then((r) => {

@@ -22,7 +22,7 @@ export const RUNTIME_SETPRIV = `${RUNTIME_DIR}/usr/bin/setpriv`;
 export const SEAL_GID = 65534;
 /** The runtime's static bash: the agent's shell in an image without one, and stepbox's own scripts' shell. */
 export const RUNTIME_BASH = `${RUNTIME_DIR}/bin/bash`;
-/** The runtime's static busybox: the main command (by its `sleep` link), the verifier's `kill`, setup scripts' tools. */
+/** The runtime's static busybox: the main command (by its `sleep` link), setup scripts' tools. */
 export const RUNTIME_BUSYBOX = `${RUNTIME_DIR}/bin/busybox`;
 /** A folder of busybox applet links (for setup scripts' PATH, after the image's own directories). */
 export const RUNTIME_APPLETS = `${RUNTIME_DIR}/applets`;

@@ -355,6 +355,60 @@ function notFailing(r: VerifierRun): string | null {
   return r.exitCode === 0 ? 'passing' : r.timedOut ? 'timed out' : `exit ${String(r.exitCode)}`;
 }
 
+/** What the verifier_channel check leaves running before each verification: what it does, its loop. */
+const LEFTOVERS = [
+  ['kills everything it can', 'while :; do kill -9 -1; done'],
+  ['stops everything it can', 'while :; do kill -STOP -1; done'],
+  [
+    'writes "ok" into every stdout it can open',
+    'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
+  ],
+] as const;
+
+let leftovers = 0;
+
+/**
+ * Starts `loop` the way a command of the agent's leaves a process behind (its own session,
+ * SIGHUP ignored, the call returning at once) and proves it running before anything else is
+ * asked. The process writes its pid, and the call waits for that (so it has left the call's
+ * group); it starts its loop once the call's shell is gone (a loop that kills or stops
+ * everything would otherwise end or hang the call that started it), and says so in a second
+ * file, which is waited for here; it is then read alive through the helper (no command of the
+ * agent's could run beside such a loop). Without that proof the attack was a race: the call's
+ * hang-up often killed the child before it left the group, and the check held while nothing
+ * attacked. Returns the loop's pid, or why it could not be seen running.
+ */
+async function startLeftover(sb: Sandbox, loop: string): Promise<number | string> {
+  const marker = `/tmp/.stepbox-leftover-${++leftovers}`;
+  // "$BASH": the session's own bash (the image may have none on its PATH); setsid where the
+  // image has one, SIGHUP ignored by the loop itself (busybox images have no nohup).
+  const started = await sb.exec({
+    command: `$(command -v setsid) "$BASH" -c 'trap "" HUP; echo $$ > ${marker}; while [ -e /proc/$PPID ]; do :; done; echo $$ > ${marker}.looping; ${loop}' >/dev/null 2>&1 & until [ -s ${marker} ] || ! kill -0 $! 2>/dev/null; do :; done`,
+    timeoutMs: 10_000,
+  });
+  if (!started.ok) return `the call that starts it failed: ${started.error?.message ?? 'no error said'}`;
+  const text = (r: { value: Uint8Array }) => new TextDecoder().decode(r.value).trim();
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const read = await sb.readFile(`${marker}.looping`);
+    if (read.ok && text(read)) {
+      const pid = Number(text(read));
+      if (!Number.isInteger(pid) || pid <= 1) return `its pid file says ${JSON.stringify(text(read))}`;
+      return (await alive(sb, pid)) ? pid : `pid ${pid} was gone before the verifier was asked`;
+    }
+    if (Date.now() > deadline) return 'it did not start its loop within 10 s of its call';
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** Whether process `pid` is there and not a zombie, read by the helper (no command of the agent's runs). */
+async function alive(sb: Sandbox, pid: number): Promise<boolean> {
+  const stat = await sb.readFile(`/proc/${pid}/stat`);
+  if (!stat.ok) return false;
+  const text = new TextDecoder().decode(stat.value);
+  return !/^\s*[ZX]\b/.test(text.slice(text.lastIndexOf(')') + 1));
+}
+
 /** Plants {@link FORGE_ATTEMPT}, then runs an always-failing verifier: it must still fail, and nothing planted run. */
 async function forgeVerdict(sb: Sandbox): Promise<Omit<SelftestCheck, 'id'>> {
   const attempt = await sb.exec({ command: FORGE_ATTEMPT, timeoutMs: 20_000 });
@@ -475,32 +529,42 @@ const PROBES: Record<SelftestCheckId, Probe> = {
   verifier_channel: async (sb) => {
     // Both ways a verifier runs out of the agent's reach: a plain one (the isolated helper's
     // own channel, or its own exec where the helper is not isolated) and one with files (a
-    // Harbor task's tests/: always its own exec). Each meets leftovers that kill everything
-    // they can and write "ok" into every stdout they can open.
+    // Harbor task's tests/: always its own exec). Each meets, in turn, leftovers that kill or
+    // stop everything they can, or write "ok" into every stdout they can open, each proven
+    // running before the verifier is asked (see startLeftover).
     const said: string[] = [];
+    const killed: number[] = [];
     for (const [name, files] of [
       ['plain', undefined],
       ['with files', {}],
     ] as const) {
-      for (const loop of [
-        'while :; do kill -9 -1; done',
-        'while :; do for f in /proc/[0-9]*/fd/1; do echo ok > "$f"; done 2>/dev/null; done',
-      ])
-        // "$BASH": the session's own bash (the image may have none on its PATH).
-        await sb.exec({ command: `setsid nohup "$BASH" -c '${loop}' >/dev/null 2>&1 &`, timeoutMs: 5_000 });
-      const r = await failingVerifier(sb, 'exit 1', files);
-      if (!r) return fail(`the ${name} verifier could not run`);
-      const reported = notFailing(r);
-      if (reported) return fail(`an always-failing ${name} verifier was reported as ${reported}`);
-      if (r.channel === 'session')
-        return fail(
-          `the ${name} verifier ran in the sandbox session, not its own exec or the helper's channel`,
-        );
-      said.push(
-        `${name}: ${r.channel === 'helper' ? "over the helper's channel" : 'in its own exec'}, after ${r.killed} leftover process(es) were killed`,
-      );
+      let channel = '';
+      for (const [what, loop] of LEFTOVERS) {
+        const started = await startLeftover(sb, loop);
+        if (typeof started === 'string') return fail(`the leftover that ${what} did not start: ${started}`);
+        const r = await failingVerifier(sb, 'exit 1', files);
+        if (!r) return fail(`the ${name} verifier could not run beside a leftover that ${what}`);
+        const reported = notFailing(r);
+        if (reported)
+          return fail(
+            `an always-failing ${name} verifier was reported as ${reported} beside a leftover that ${what}`,
+          );
+        if (r.channel === 'session')
+          return fail(
+            `the ${name} verifier ran in the sandbox session, not its own exec or the helper's channel`,
+          );
+        if (await alive(sb, started))
+          return fail(`the leftover that ${what} (pid ${started}) outlived the ${name} verifier`);
+        if ((await out(sb, 'echo next')) !== 'next\n')
+          return fail(`the next call failed after the ${name} verifier beside a leftover that ${what}`);
+        channel = r.channel === 'helper' ? "over the helper's channel" : 'in its own exec';
+        killed.push(r.killed);
+      }
+      said.push(`${name}: ${channel}`);
     }
-    return ok(`an always-failing verifier failed each way (${said.join('; ')})`);
+    return ok(
+      `an always-failing verifier failed each way (${said.join('; ')}), each time beside a leftover proven running that ${LEFTOVERS.map(([what]) => what).join(', or ')}; none outlived it (processes killed before each: ${killed.join(', ')})`,
+    );
   },
   pid_limit: async (sb) => {
     const r = await sb.exec({
