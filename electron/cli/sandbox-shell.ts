@@ -62,7 +62,8 @@ export const command: CliCommand = {
       });
       const exited = new Promise<number | null>((resolve) => term.onExit(resolve));
       term.onData((data) => stdout.write(data));
-      term.onCommand((c) => {
+      term.onCommand(({ reportedAt: _when, ...c }) => {
+        // As a trace records it: without the engine's own clock of its report.
         if (io.env.STEPBOX_LOG === 'info' || io.env.STEPBOX_LOG === 'debug')
           io.stderr.write(`[terminal] human_command ${JSON.stringify(c)}\n`);
       });

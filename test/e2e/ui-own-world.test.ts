@@ -71,9 +71,10 @@ describe('web mode: a project of ones own, from Open… to Remove', () => {
     // The hint names the kinds the welcome names, in the same words.
     const hint = await library.openHint.innerText();
     expect(hint).toMatch(/Harbor task folder/);
-    const kinds = /a project folder|your own project folder, a task\.json or a Harbor task folder/.exec(
-      hint,
-    )?.[0];
+    const kinds =
+      /your own project folder \(a devcontainer one too\), a task\.json or a Harbor task folder/.exec(
+        hint,
+      )?.[0];
     expect(kinds && welcome.includes(kinds), `${hint} / ${welcome}`).toBe(true);
     await app.screenshot('own-world-open-dialog-1024x700');
     // Cancel, then Open… again: it starts empty, not on the path given up on.

@@ -94,9 +94,12 @@ export function WhyListener() {
       present(el);
     };
     const onFocus = (e: FocusEvent): void => {
-      // Watched even while it can act: a focused Step that the episode's end disables (Shift+F5
-      // pressed on it) said nothing until the focus moved and came back.
-      focused = controlOf(e.target) ?? (e.target instanceof HTMLElement ? e.target : null);
+      // Watched even while it can act when the focus is the keyboard's: a focused Step that the
+      // episode's end disables (Shift+F5 pressed on it) said nothing until the focus moved and
+      // came back. Not a button clicked with the pointer, which keeps the focus: the end of the
+      // episode its Continue ran to put "This episode has ended…" over the bar's "succeeded".
+      const target = e.target instanceof HTMLElement ? e.target : null;
+      focused = controlOf(target) ?? (target?.matches(':focus-visible') ? target : null);
       show(focused);
     };
     // Where the pointer was when it last came over something: the window moving under a still
