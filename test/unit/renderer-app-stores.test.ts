@@ -82,6 +82,18 @@ describe('app stores wiring', () => {
     expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
       'The image of nopy/Dockerfile is built (stepbox-build:abc)',
     ]);
+    // A Dockerfile in a folder of the task's (a Harbor task's environment/): said from the task's folder.
+    fake.emit('image.progress', {
+      task: '/home/me/harbor-shout',
+      image,
+      kind: 'build',
+      phase: 'start',
+      line: '',
+      from: '/home/me/harbor-shout/environment/Dockerfile',
+    });
+    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+      'Building the image of harbor-shout/environment/Dockerfile…',
+    ]);
     stores.dispose();
   });
 

@@ -1,6 +1,6 @@
 import type { StepboxClient } from '../../../shared/contract/client';
 import { formatSpan } from '../../../shared/format-span';
-import { pathForPeople } from '../../../shared/start-paths';
+import { pathForPeople, pathRoots } from '../../../shared/start-paths';
 import type { ToolCall } from '../../../shared/trace-events';
 import { createAgentOutputStore, type AgentOutputStore } from './agent-output/agent-output-store';
 import { createAgentsStore, type AgentsStore } from './agents/agents-store';
@@ -409,11 +409,14 @@ export function imageProgressText(p: {
   readonly phase: 'cached' | 'start' | 'step' | 'built' | 'pulled';
   readonly line: string;
   readonly from?: string;
+  /** The task the start was asked for: its Dockerfile is said from the task's folder. */
+  readonly task?: string;
 }): string {
   // A build named by its Dockerfile, from its folder: "stepbox-build:<hash>" alone named nothing
   // a person wrote.
   if (p.from) {
-    const file = pathForPeople(p.from);
+    // From the task's folder ("harbor-shout/environment/Dockerfile", not "environment/Dockerfile").
+    const file = pathForPeople(p.from, pathRoots(null, null, p.task ? [p.task] : []));
     if (p.phase === 'cached') return `The image of ${file} is built already (${p.image}): nothing to build`;
     if (p.phase === 'built') return `The image of ${file} is built (${p.image})`;
     if (p.phase === 'start') return `Building the image of ${file}…`;
