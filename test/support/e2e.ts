@@ -972,6 +972,10 @@ export class TimelinePanel extends PanelObject {
   get rewardChart(): Locator {
     return this.page.getByTestId('reward-chart');
   }
+  /** The height (px) of the chart's plot, its bars' room (its legend below not counted); 0 when not drawn. */
+  async rewardPlotHeight(): Promise<number> {
+    return (await this.rewardChart.locator('.chart-plot').boundingBox())?.height ?? 0;
+  }
   /** The colour of each reward component's swatch in the chart's legend (computed, `rgb(…)`). */
   legendColours(): Promise<Record<string, string>> {
     return componentColours(this.page.locator('[data-testid="reward-legend"]'), 'swatch');
@@ -1305,6 +1309,14 @@ export class InspectorPanel extends PanelObject {
   /** The Call tab of a step held as its episode ended: what was decided, and that it never ran. */
   get neverRan(): Locator {
     return this.root.getByTestId('inspector-never-ran');
+  }
+  /** What the open tab says when it has nothing of the step's to show (no call, no output). */
+  get tabEmpty(): Locator {
+    return this.root.getByTestId('inspector-step').locator(':scope > [data-state="empty"]');
+  }
+  /** The step's final answer, above the tabs (the agent answered instead of calling a tool). */
+  get finalAnswer(): Locator {
+    return this.root.getByTestId('inspector-final');
   }
   /** The step the inspector shows, once loaded. */
   async step(): Promise<number | null> {
@@ -1799,6 +1811,26 @@ export class SideBySideView extends PanelObject {
       return out;
     });
   }
+  /**
+   * The candidate cards whose content runs past their own edge (drawn under the card beside, or
+   * cut by the view), as `#N: what runs past by how much`. Empty when every card holds its lines.
+   */
+  overflowingCards(): Promise<string[]> {
+    return this.cards().evaluateAll((cards) =>
+      cards.flatMap((card) => {
+        const box = card.getBoundingClientRect();
+        const out: string[] = [];
+        for (const el of Array.from(card.querySelectorAll('*'))) {
+          const r = el.getBoundingClientRect();
+          if (r.width === 0 || r.right <= box.right + 0.5) continue;
+          out.push(
+            `#${Number(card.getAttribute('data-index')) + 1}: ${el.getAttribute('data-testid') ?? el.className} by ${(r.right - box.right).toFixed(0)} px`,
+          );
+        }
+        return out;
+      }),
+    );
+  }
   /** Scrolls the view's body so `testId` is at its top (for a screenshot of that part). */
   async scrollTo(testId: string): Promise<void> {
     await this.root.getByTestId(testId).evaluate((el) => el.scrollIntoView({ block: 'start' }));
@@ -2030,6 +2062,34 @@ export class LayoutObject {
       el.scrollHeight > el.clientHeight + 1 ? `content ${el.scrollHeight} px in ${el.clientHeight} px` : '',
     );
     return out || this.notWhollyInView(area);
+  }
+  /**
+   * The section headings in `area` (its panes' headers, the headings inside them) a person cannot
+   * read whole even scrolled to, as `text: why`: each is brought into its own pane's view (as a
+   * person scrolls to it) and must then lie inside the window and every pane that clips it, and be
+   * what is hit at its centre (not a pane drawn over it). Empty when every one can be read.
+   */
+  async hiddenHeadings(area: Locator): Promise<string[]> {
+    const out: string[] = [];
+    for (const heading of await area.locator('h2, h3').all()) {
+      if (!(await heading.isVisible())) continue;
+      const name = (await heading.innerText()).trim().slice(0, 40);
+      // Into its pane's view as a person scrolls to it (nearest: a pane that cannot hold it stays cut).
+      await heading.evaluate((el) => el.scrollIntoView({ block: 'nearest' }));
+      const cut = await this.notWhollyInView(heading);
+      if (cut) out.push(`${name}: ${cut}`);
+      else if (!(await this.onScreen(heading)))
+        out.push(
+          `${name}: covered by ${await heading.evaluate((el) => {
+            const r = el.getBoundingClientRect();
+            const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+            return hit
+              ? `${hit.tagName.toLowerCase()} "${(hit.textContent ?? '').trim().slice(0, 30)}"`
+              : 'nothing';
+          })}`,
+        );
+    }
+    return out;
   }
   /**
    * The most lines any occurrence of `word` in the element's text is drawn on (1 when none is

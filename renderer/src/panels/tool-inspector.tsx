@@ -672,7 +672,7 @@ const StepExtras = memo(function StepExtras(props: { readonly detail: StepDetail
         </div>
       ) : null}
       {d.final !== null ? (
-        <div className="final">
+        <div className="final" data-testid="inspector-final">
           <b>final answer</b> {d.final}
         </div>
       ) : null}

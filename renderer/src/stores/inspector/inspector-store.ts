@@ -60,10 +60,11 @@ export interface NeverRan {
 }
 
 /**
- * What the Call tab and What if… say of a step without a call that ran: its calls were refused
- * before running (a parse error: an unknown tool, bad arguments; the reason is in the step's
- * lines above the tabs), or it made none. They said "No tool call in step 1" beside a row
- * naming the refused call.
+ * What the Call and Output tabs and What if… say of a step without a call that ran: its calls
+ * were refused before running (a parse error: an unknown tool, bad arguments; the reason is in
+ * the step's lines above the tabs), the agent answered instead (its final answer, above the tabs
+ * too), or it made none. They said "No tool call in step 1" beside a row naming the refused
+ * call, and "No tool call in step 4" under the agent's final answer.
  */
 export function noCallText(detail: StepDetail): { readonly tab: string; readonly whatIf: string } {
   const n = detail.step;
@@ -71,6 +72,12 @@ export function noCallText(detail: StepDetail): { readonly tab: string; readonly
     return {
       tab: `Step ${n}'s call was refused before it ran (why: above), so no tool ran and the sandbox did not change.`,
       whatIf: `What if…: step ${n}'s call was refused before it ran; no tool ran.`,
+    };
+  // The agent answered instead of calling a tool: the episode's last step, its answer above.
+  if (detail.final !== null)
+    return {
+      tab: `Step ${n} is the agent's final answer (above): it called no tool, so no tool ran and the sandbox did not change.`,
+      whatIf: `What if…: step ${n} is the agent's final answer; no tool ran.`,
     };
   // Something failed before the agent decided (the model call, the script): the step's mark
   // says it in the timeline; the tab said only "No tool call", as of an agent that chose none.
