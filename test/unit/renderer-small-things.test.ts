@@ -13,8 +13,9 @@ import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes
 import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
 import { returnTitle } from '../../renderer/src/model/return-title';
 import { selectCurrentRow, type StepperState } from '../../renderer/src/stores/stepper/stepper-store';
-import { selectShownTab } from '../../renderer/src/stores/inspector/inspector-store';
+import { noCallText, selectShownTab } from '../../renderer/src/stores/inspector/inspector-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
+import { stepDetail } from '../support/renderer-fixtures';
 
 describe('issue 19.9: the small things, in the stores', () => {
   it('a number out of its range is refused with the field’s name and range, never clamped', async () => {
@@ -59,6 +60,17 @@ describe('issue 19.9: the small things, in the stores', () => {
     expect(selectShownTab('agent', false)).toBe('call');
     expect(selectShownTab('agent', true)).toBe('agent');
     expect(selectShownTab('files', false)).toBe('files');
+  });
+
+  it('a step without a call says why in words: its final answer, a refused call, or none', () => {
+    const none = { ...stepDetail(4), calls: [] };
+    // The agent answered: both tabs said "No tool call in step 4." under the answer.
+    expect(noCallText({ ...none, final: 'Fixed.' })).toEqual({
+      tab: "Step 4 is the agent's final answer (above): it called no tool, so no tool ran and the sandbox did not change.",
+      whatIf: "What if…: step 4 is the agent's final answer; no tool ran.",
+    });
+    expect(noCallText({ ...none, parse_error: 'unknown tool' }).tab).toMatch(/^Step 4's call was refused/);
+    expect(noCallText(none).tab).toBe('No tool call in step 4.');
   });
 
   it('a return with its γ says on hover what that is: "discounted return, γ = 0.99"', () => {
