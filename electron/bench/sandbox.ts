@@ -38,6 +38,15 @@ const TOOL_PER_ROUND = 20;
  * then each call also pays, in CPU, the start of the shell for a later one.
  */
 const MODEL_PAUSE_MS = 10;
+/**
+ * The same paced call after a pause as long as a model's answer really takes
+ * (`tool_overhead_long_pause_ms`): 10 ms flatters. On the 2-vCPU dev VM, medians of
+ * interleaved runs: ~0.56 ms over the command at a 10 ms pause, ~0.8 at 20-100 ms, ~0.9-1.15
+ * at 300 ms, the spin making no difference there; both processes wake from a longer idle
+ * slower, and their code then runs colder. Reported beside the target, never instead of it.
+ */
+const LONG_PAUSE_MS = 300;
+const LONG_PAUSE_CALLS = 15;
 const SNAPSHOT_RUNS = 7;
 const COMMIT_RUNS = 3;
 /** Branches forked at once from one snapshot (`fork10_ms`), and how many times. */
@@ -234,6 +243,12 @@ export const section: BenchSection = {
       const spinAllowed: boolean[] = [];
       /** The machine's CPU use over each round's paced calls, and their wall time (what the spin gate saw). */
       const pacedCpu: { window: CpuWindow; ms: number }[] = [];
+      const call = (on = ctx) =>
+        timed(async () => {
+          const { result } = await registry.call('execute_shell', { command: 'true' }, on);
+          if (!result.ok || result.exit_code !== 0)
+            throw new Error(`execute_shell true: ${JSON.stringify(result)}`);
+        });
       for (let i = 0; i < ROUNDS; i++) {
         const r = await sandbox.exec({ command: COMMAND_ALONE, timeoutMs: 60_000 });
         if (!r.ok || r.exit_code !== 0) throw new Error(`timing the command alone failed: ${r.stderr}`);
@@ -246,12 +261,6 @@ export const section: BenchSection = {
             }),
           );
         }
-        const call = (on = ctx) =>
-          timed(async () => {
-            const { result } = await registry.call('execute_shell', { command: 'true' }, on);
-            if (!result.ok || result.exit_code !== 0)
-              throw new Error(`execute_shell true: ${JSON.stringify(result)}`);
-          });
         const pacedFrom = cpuMark();
         for (let j = 0; j < TOOL_PER_ROUND; j++) {
           // As in an episode, where the model's answer comes between two calls (not timed).
@@ -266,17 +275,27 @@ export const section: BenchSection = {
         const pacedTo = cpuMark();
         const window = cpuWindowSince(pacedFrom, pacedTo);
         if (window) pacedCpu.push({ window, ms: pacedTo.at - pacedFrom.at });
-        // The exec channel's calls in a loop of their own, after: each is a `docker exec`
-        // (runc, the engine's relay: tens of ms of other processes' CPU), and between the
-        // socket's calls they made the machine look busy to the spin's gate (others' CPU
-        // 53-56 % of the two cores), which an episode, one sandbox calling, never sees.
-        for (let j = 0; j < TOOL_PER_ROUND; j++) {
-          await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
-          const execMs = await call(execCtx);
-          execTool.push(execMs);
-          execPaired.push({ callMs: execMs, commandMs: lastCommandMs(viaExec) });
-        }
         for (let j = 0; j < TOOL_PER_ROUND; j++) burst.push(await call());
+      }
+      // The exec channel's calls in a loop of their own, after every round: each is a `docker
+      // exec` (runc, the engine's relay: tens of ms of other processes' CPU). Between the
+      // socket's calls they made the machine look busy to the spin's gate (others' CPU 53-56 %
+      // of the two cores), which an episode, one sandbox calling, never sees; and in each
+      // round after them, the gate's next window (back to its last read, before them) still
+      // held them: about half the next round's paced calls could not spin.
+      for (let j = 0; j < ROUNDS * TOOL_PER_ROUND; j++) {
+        await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
+        const execMs = await call(execCtx);
+        execTool.push(execMs);
+        execPaired.push({ callMs: execMs, commandMs: lastCommandMs(viaExec) });
+      }
+      const longPaused: CallTiming[] = [];
+      for (let j = 0; j < LONG_PAUSE_CALLS; j++) {
+        await new Promise((resolve) => setTimeout(resolve, LONG_PAUSE_MS));
+        const callMs = await timed(async () => {
+          await registry.call('execute_shell', { command: 'true' }, ctx);
+        });
+        longPaused.push({ callMs, commandMs: lastCommandMs(sandbox) });
       }
 
       log(`snapshot/restore of ${FILES} files × ${SNAPSHOT_RUNS}`);
@@ -352,6 +371,7 @@ export const section: BenchSection = {
       const toolOverhead = callOverhead(paired);
       const execOverhead = callOverhead(execPaired);
       const noSpinOverhead = callOverhead(noSpinPaired);
+      const longPauseOverhead = callOverhead(longPaused);
       const ratio = (a: number, b: number, what: string): Figure =>
         figureOf(b > 0 ? a / b : null, `${what}: the denominator measured 0`);
       const warmRatio = ratio(m.cold_start_ms, m.warm_acquire_ms, 'warm_vs_cold_ratio');
@@ -366,6 +386,7 @@ export const section: BenchSection = {
             ['tool_overhead_ms', toolOverhead],
             ['tool_overhead_exec_ms', execOverhead],
             ['tool_overhead_nospin_ms', noSpinOverhead],
+            ['tool_overhead_long_pause_ms', longPauseOverhead],
           ] as const
         ).flatMap(([key, f]) => (f.value === null ? [[`${key}_missing`, f.reason]] : [])),
       );
@@ -384,6 +405,8 @@ export const section: BenchSection = {
         // spin could run here for most of the paced calls (a core's worth of idle CPU over the
         // last second as each was made).
         tool_overhead_nospin_ms: noSpinOverhead.value,
+        // The same call after LONG_PAUSE_MS, as an episode's model pauses (not a target: what it pays).
+        tool_overhead_long_pause_ms: longPauseOverhead.value,
         reply_spin_allowed: spinAllowed.filter(Boolean).length * 2 > spinAllowed.length,
         // What the spin gate weighs, over the paced calls: the CPU of every other process (the
         // sandboxes' shells and helpers, dockerd, anything else on the machine) and this one's.

@@ -48,52 +48,27 @@ describe('app stores wiring', () => {
     const fake = createFakeBackend();
     const stores = createAppStores(fake.client, { schedule: (f) => f() });
     const image = 'stepbox-build:abc';
-    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'start', line: '' });
-    fake.emit('image.progress', {
-      task: '/p',
-      image,
-      kind: 'build',
-      phase: 'step',
-      line: 'Step 2/4 : RUN make',
-    });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+    /** One progress event of the build of `image` for task `task`, and the notices it leaves. */
+    const said = (phase: 'start' | 'step' | 'built', line: string, from?: string, task = '/p'): string[] => {
+      fake.emit('image.progress', { task, image, kind: 'build', phase, line, ...(from ? { from } : {}) });
+      return stores.notices.getState().items.map((n) => n.text);
+    };
+    said('start', '');
+    expect(said('step', 'Step 2/4 : RUN make')).toEqual([
       'Building image stepbox-build:abc: Step 2/4 : RUN make',
     ]);
-    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '' });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual(['Image stepbox-build:abc built']);
+    expect(said('built', '')).toEqual(['Image stepbox-build:abc built']);
     // Named by its Dockerfile, from its folder, where the build says which.
     const from = '/home/me/projects/nopy/Dockerfile';
-    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'start', line: '', from });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
-      'Building the image of nopy/Dockerfile…',
-    ]);
-    fake.emit('image.progress', {
-      task: '/p',
-      image,
-      kind: 'build',
-      phase: 'step',
-      line: '[build] Step 2/4 : RUN make',
-      from,
-    });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
+    expect(said('start', '', from)).toEqual(['Building the image of nopy/Dockerfile…']);
+    expect(said('step', '[build] Step 2/4 : RUN make', from)).toEqual([
       'Building the image of nopy/Dockerfile: Step 2/4 : RUN make',
     ]);
-    fake.emit('image.progress', { task: '/p', image, kind: 'build', phase: 'built', line: '', from });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
-      'The image of nopy/Dockerfile is built (stepbox-build:abc)',
-    ]);
+    expect(said('built', '', from)).toEqual(['The image of nopy/Dockerfile is built (stepbox-build:abc)']);
     // A Dockerfile in a folder of the task's (a Harbor task's environment/): said from the task's folder.
-    fake.emit('image.progress', {
-      task: '/home/me/harbor-shout',
-      image,
-      kind: 'build',
-      phase: 'start',
-      line: '',
-      from: '/home/me/harbor-shout/environment/Dockerfile',
-    });
-    expect(stores.notices.getState().items.map((n) => n.text)).toEqual([
-      'Building the image of harbor-shout/environment/Dockerfile…',
-    ]);
+    expect(
+      said('start', '', '/home/me/harbor-shout/environment/Dockerfile', '/home/me/harbor-shout'),
+    ).toEqual(['Building the image of harbor-shout/environment/Dockerfile…']);
     stores.dispose();
   });
 

@@ -8,6 +8,8 @@ import { HelperClient } from '../../electron/engine/sandbox/helper-client.js';
 import {
   coreToSpare,
   machineIdle,
+  MAX_SPIN_SKIPS,
+  SpinBackoff,
   socketSpin,
   spinBudgetMs,
   type ReplySpin,
@@ -148,6 +150,57 @@ describe('reply spin', () => {
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '0' })).toBe(0);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: 'fast' })).toBe(5);
     expect(spinBudgetMs({ STEPBOX_HELPER_SPIN_MS: '1.5' })).toBe(1.5);
+  });
+});
+
+describe('reply spin after misses', () => {
+  /** Which of `calls` calls spin, each spin's outcome given by `caught(i)`. */
+  function spinning(calls: number, caught: (i: number) => boolean): number[] {
+    const b = new SpinBackoff();
+    const spun: number[] = [];
+    for (let i = 0; i < calls; i++) {
+      if (!b.take()) continue;
+      spun.push(i);
+      b.spun(caught(i));
+    }
+    return spun;
+  }
+
+  it('one longer command between short ones costs the next call its spin, not the next eight', () => {
+    // Call 0 misses (a python3 start), every later one is caught.
+    expect(spinning(6, (i) => i !== 0)).toEqual([0, 2, 3, 4, 5]);
+  });
+
+  it("is the client's: after one miss the next call sleeps and the one after spins again", async () => {
+    const { host, helper } = await socketPair();
+    const asked: number[] = [];
+    let call = 0;
+    // A 1 ms budget: the first reply is written only after the spin gave up (a miss).
+    const client = new HelperClient(host, host, {
+      ...socketSpin(host, 1)!,
+      allowed: () => (asked.push(call), true),
+    });
+    helper.write(frame(HELLO));
+    await client.hello;
+    for (call = 1; call <= 4; call++) {
+      // Later replies are on the socket before their request leaves (caught by a spin).
+      if (call > 1) helper.write(execReply(call, 'x'));
+      else setTimeout(() => helper.write(execReply(1, 'late')), 20);
+      await client.request('exec', EXEC, undefined, 2000);
+    }
+    // Calls 1 (missed), 3 and 4 spin; call 2 skips. (A flat 8 skipped calls 2 to 9.)
+    expect(asked).toEqual([1, 3, 4]);
+    host.destroy();
+    helper.destroy();
+  });
+
+  it('misses in a row back off to one spin in MAX_SPIN_SKIPS + 1 calls, and a caught reply starts over', () => {
+    // Every reply outlasts the budget (a test suite called again and again).
+    const allMiss = spinning(60, () => false);
+    expect(allMiss.slice(0, 6)).toEqual([0, 2, 5, 10, 19, 28]);
+    expect(allMiss.slice(4).every((c, k, a) => k === 0 || c - a[k - 1] === MAX_SPIN_SKIPS + 1)).toBe(true);
+    // Misses up to call 10, then short commands again: one call skipped is all it takes.
+    expect(spinning(25, (i) => i > 10)).toEqual([0, 2, 5, 10, 19, 20, 21, 22, 23, 24]);
   });
 });
 

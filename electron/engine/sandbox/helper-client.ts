@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import type { ReplySpin } from './reply-spin.js';
+import { SpinBackoff, type ReplySpin } from './reply-spin.js';
 import {
   parseHello,
   parseReply,
@@ -61,9 +61,6 @@ function notAFrame(bytes: Buffer, hlen: number): string {
 /** Helper requests in flight in this process, over every client: a reply is spun for only when it is the one. */
 let inFlight = 0;
 
-/** Tool calls that do not spin after one whose spin ran out: commands come in runs of like length. */
-const SPIN_SKIPS_AFTER_MISS = 8;
-
 /** Where a spin reads into (reused: what it reads is copied out). */
 let spinBuffer: Buffer | undefined;
 
@@ -101,8 +98,8 @@ export class HelperClient {
    */
   private watchdog: ReturnType<typeof setTimeout> | undefined;
   private watchdogAt = Infinity;
-  /** Tool calls left that do not spin: a spin that ran out (a longer command) pauses spinning for a few. */
-  private spinSkips = 0;
+  /** Which tool calls spin after one whose spin ran out (reply-spin.ts). */
+  private readonly spinBackoff = new SpinBackoff();
   private helloResolve!: (h: HelperHello) => void;
   private helloReject!: (e: Error) => void;
   /** Resolves with the helper's hello (pid, …) once it is up. */
@@ -178,11 +175,8 @@ export class HelperClient {
       if (!payload?.length) {
         // The usual request (a tool call): one write, no cork (libuv writes it at once).
         this.stdin.write(head);
-        if (op === 'exec' && this.spin && inFlight === 1) {
-          if (this.spinSkips > 0) this.spinSkips--;
-          else if (this.spin.allowed() && !this.spinFor(id, this.spin))
-            this.spinSkips = SPIN_SKIPS_AFTER_MISS;
-        }
+        if (op === 'exec' && this.spin && inFlight === 1 && this.spinBackoff.take() && this.spin.allowed())
+          this.spinBackoff.spun(this.spinFor(id, this.spin));
         return;
       }
       // The payload goes as it is, not copied behind the header (blobs cross by the

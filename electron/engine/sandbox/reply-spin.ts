@@ -33,7 +33,7 @@ export const HELPER_SPIN_ENV = 'STEPBOX_HELPER_SPIN_MS';
  * more after the request's write (the helper's wake-up and its work before and after): ~3.2 ms,
  * which a budget of 3 ms missed (a miss pauses spinning for 8 calls, so it hardly ever spun).
  * 5 ms catches a short command's reply with room for a slower machine; a longer command pays
- * it once per 9 calls (see SPIN_SKIPS_AFTER_MISS).
+ * it on one call in 9 while such commands run in a row (see {@link SpinBackoff}).
  */
 export const DEFAULT_SPIN_MS = 5;
 
@@ -67,6 +67,43 @@ export function socketSpin(socket: Socket, budgetMs: number): ReplySpin | undefi
       }
     },
   };
+}
+
+/** The most tool calls in a row that skip the spin after misses (1 in 9 spins while every reply outlasts the budget). */
+export const MAX_SPIN_SKIPS = 8;
+
+/**
+ * Which tool calls spin, after replies that outlasted the budget. A miss costs a core for the
+ * whole budget and gains nothing, so a run of longer commands (a test suite called again and
+ * again) must not pay it on every call; but one longer command (a `python3 -c`, a build) says
+ * little about the next, which is as often a `cat` or an `ls`. So the first miss skips one
+ * call, each further miss in a row doubles that, up to {@link MAX_SPIN_SKIPS}, and a reply
+ * caught starts over. (It used to skip 8 after any miss: one long command between short ones
+ * left the next 8 short calls to the ordinary wake-up, and in the bench's rounds, each opened
+ * by a python3 timing command, most paced calls never spun.)
+ */
+export class SpinBackoff {
+  /** Calls left that do not spin. */
+  private skips = 0;
+  /** Misses in a row. */
+  private misses = 0;
+
+  /** Whether this call may spin; a call that may not is counted off the skips. */
+  take(): boolean {
+    if (this.skips === 0) return true;
+    this.skips--;
+    return false;
+  }
+
+  /** The spin's outcome: whether it caught the reply within the budget. */
+  spun(caught: boolean): void {
+    if (caught) {
+      this.misses = 0;
+      return;
+    }
+    this.misses++;
+    this.skips = Math.min(MAX_SPIN_SKIPS, 2 ** (this.misses - 1));
+  }
 }
 
 /** How often the machine's CPU counters are read again (a read per call would be waste). */
