@@ -70,7 +70,7 @@ def read_start(frames):
     """Blocking read of stdin until the host's start frame: its header, and the frames that
     came after it in the same read (the host may send data right behind it)."""
     while True:
-        data = os.read(0, 1 << 20)
+        data = read_some(0)
         if not data:
             sys.exit(0)
         got = frames.feed(data)
@@ -248,7 +248,7 @@ class Bridge:
             for key, _ in self.sel.select(timeout):
                 what, arg = key.data
                 if what == 'stdin':
-                    data = os.read(0, 1 << 20)
+                    data = read_some(0)
                     if not data:
                         # The host is gone: the agent goes with it.
                         self.signal_agent(signal.SIGKILL)

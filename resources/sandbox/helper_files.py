@@ -30,7 +30,7 @@ class Files:
                 raise ToolErr('tool_failed', '%s: %d bytes is more than read_file returns (%d); use a command such as head' % (path, s.st_size, MAX_READ))
             chunks = []
             while True:
-                b = os.read(fd, 1 << 20)
+                b = read_some(fd)
                 if not b:
                     break
                 chunks.append(b)
@@ -132,7 +132,7 @@ def read_workspace_file(rel, offset=0, length=None):
             if length is None:
                 chunks = []
                 while True:
-                    b = os.read(fd, 1 << 20)
+                    b = read_some(fd)
                     if not b:
                         return b''.join(chunks)
                     chunks.append(b)
@@ -168,7 +168,7 @@ def with_open_parents(rel, action):
 
 def copy_fd(src, dst):
     while True:
-        b = os.read(src, 1 << 20)
+        b = read_some(src)
         if not b:
             return
         write_all(dst, b)

@@ -242,7 +242,7 @@ def read_request():
     global command, timeout_ms, cap, uid, workdir, extra
     frames = FrameReader(MAX_REQUEST, 0)
     while True:
-        data = os.read(0, 1 << 20)
+        data = read_some(0)
         if not data:
             return False
         got = frames.feed(data)

@@ -73,6 +73,25 @@ describe("the prelude's FrameReader: large frames filled in place", () => {
       expect(got.filter((g) => g.id < 4 || g.id === 9).map((g) => g.type)).toEqual(Array(5).fill('bytes'));
     });
 
+  it('read_some hands each read out as bytes of its own, never the buffer it read into', () => {
+    // Every unknown-length read shares one buffer: what a read answered must survive the next.
+    const script = [
+      'import importlib.util, os',
+      `spec = importlib.util.spec_from_file_location('prelude', ${JSON.stringify(PRELUDE)})`,
+      'p = importlib.util.module_from_spec(spec); spec.loader.exec_module(p)',
+      'r, w = os.pipe()',
+      "os.write(w, b'first')",
+      'a = p.read_some(r)',
+      "os.write(w, b'SECOND-longer')",
+      'b = p.read_some(r)',
+      'os.close(w)',
+      'print(repr(a), repr(b), repr(p.read_some(r)), type(a).__name__)',
+    ].join('\n');
+    const r = spawnSync('python3', ['-I', '-c', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.stdout.trim()).toBe("b'first' b'SECOND-longer' b'' bytes");
+  });
+
   it('refuses a frame longer than the channel allows before reading its body', () => {
     const script = [
       'import importlib.util',
