@@ -64,6 +64,50 @@ describe('warm pool', () => {
     await pool.close();
   });
 
+  it('keeps warm sandboxes for the most recently used configs only; a prewarm never evicts', async () => {
+    const { provider, made } = fakeProvider();
+    const third = defaultSandboxConfig({ memory: '3g' });
+    const pool = new WarmPool(provider, { size: 1, configs: 2 });
+    // The window lists three worlds: two are warmed, the third waits for a use.
+    await pool.prewarm(config);
+    await pool.prewarm(other);
+    await pool.prewarm(third);
+    expect(made.map((s) => s.config)).toEqual([config, other]);
+    // The third is started: it is used now, and the least recently used config's idle one goes.
+    const c = (await pool.acquire(third)) as FakeSandbox;
+    expect(made[0].destroyed).toBe(true);
+    expect(made[1].destroyed).toBe(false);
+    await pool.prewarm(third); // its refill, without waiting for the refill's timer
+    const idle = () => made.filter((s) => !s.destroyed && s !== c).map((s) => s.config);
+    expect(idle()).toEqual([other, third]);
+    // Listing the worlds again warms nothing more: two configs are kept already.
+    await pool.prewarm(config);
+    expect(idle()).toEqual([other, third]);
+    expect(pool.stats().reduce((n, s) => n + s.ready + s.starting, 0)).toBe(2);
+    await pool.close();
+  });
+
+  it('lets a sandbox still starting for a config no longer kept go once it is up', async () => {
+    const { provider, made } = fakeProvider();
+    let up!: () => void;
+    const slow: SandboxProvider = {
+      backend: 'fake',
+      async create(c) {
+        if (c === other) await new Promise<void>((r) => (up = r));
+        return provider.create(c);
+      },
+    };
+    const third = defaultSandboxConfig({ memory: '3g' });
+    const pool = new WarmPool(slow, { size: 1, configs: 1 });
+    const warming = pool.prewarm(other);
+    await pool.acquire(third); // `other` is no longer kept while its sandbox starts
+    up();
+    await warming;
+    expect(made.find((s) => s.config === other)?.destroyed).toBe(true);
+    expect(pool.stats().find((s) => s.ready > 0)).toBeUndefined();
+    await pool.close();
+  });
+
   it('takes a released sandbox back after a reset, and hands it out first', async () => {
     const { provider } = fakeProvider();
     const pool = new WarmPool(provider, { size: 2 });

@@ -8,7 +8,16 @@ const log = logger('pool');
 export interface WarmPoolOptions {
   /** Ready sandboxes kept per config key (default 2; 0 disables warming). */
   readonly size?: number;
+  /**
+   * How many configs keep warm sandboxes at once (default {@link DEFAULT_WARM_CONFIGS}): the
+   * most recently used. Each image a person opens is a config of its own, and each kept one
+   * idle container (a walk through four worlds left "4 warm sandboxes wait idle").
+   */
+  readonly configs?: number;
 }
+
+/** Configs kept warm at once by default: the world in use and the one before it. */
+export const DEFAULT_WARM_CONFIGS = 2;
 
 interface Slot {
   readonly config: SandboxConfig;
@@ -19,6 +28,8 @@ interface Slot {
   timer?: NodeJS.Timeout;
   /** A refill came due while refills were held: it starts when the holds are released. */
   deferred?: boolean;
+  /** When it was last used (the pool's use counter; 0: never), which decides the configs kept warm. */
+  usedAt: number;
 }
 
 const MAX_BACKGROUND_FAILURES = 3;
@@ -38,24 +49,57 @@ export class WarmPool implements SandboxSupply {
   /** Set-ups under way (see {@link holdRefills}); refills that come due wait for them. */
   private holds = 0;
   private closed = false;
+  readonly configs: number;
+  /** Counts uses (acquire, release, a prewarm that fills): a slot's usedAt orders the configs. */
+  private uses = 0;
 
   constructor(
     private readonly provider: SandboxProvider,
     options: WarmPoolOptions = {},
   ) {
     this.size = Math.max(0, Math.floor(options.size ?? 2));
+    this.configs = Math.max(1, Math.floor(options.configs ?? DEFAULT_WARM_CONFIGS));
   }
 
   private slot(config: SandboxConfig): Slot {
     const key = configKey(config);
     let slot = this.slots.get(key);
-    if (!slot) this.slots.set(key, (slot = { config, ready: [], starting: 0, failures: 0 }));
+    if (!slot) this.slots.set(key, (slot = { config, ready: [], starting: 0, failures: 0, usedAt: 0 }));
     return slot;
   }
 
-  /** Starts sandboxes for `config` until the pool holds `size`; resolves when they are ready. */
+  /** The slots kept warm: the `configs` most recently used. */
+  private kept(): Set<Slot> {
+    const used = [...this.slots.values()].filter((s) => s.usedAt > 0).sort((a, b) => b.usedAt - a.usedAt);
+    return new Set(used.slice(0, this.configs));
+  }
+
+  /**
+   * Marks `slot` used now and lets the sandboxes of configs no longer among the kept ones go
+   * (their refills stop; one still starting goes when it is up, see refill).
+   */
+  private use(slot: Slot): void {
+    slot.usedAt = ++this.uses;
+    const kept = this.kept();
+    for (const s of this.slots.values()) {
+      if (kept.has(s)) continue;
+      clearTimeout(s.timer);
+      s.timer = undefined;
+      s.deferred = false;
+      for (const sandbox of s.ready.splice(0)) this.track(this.destroyQuietly(sandbox));
+    }
+  }
+
+  /**
+   * Starts sandboxes for `config` until the pool holds `size`; resolves when they are ready.
+   * Best effort, and never at a more recently used config's cost: when `configs` others
+   * are kept warm already, it starts none.
+   */
   async prewarm(config: SandboxConfig): Promise<void> {
     const slot = this.slot(config);
+    const kept = this.kept();
+    if (!kept.has(slot) && kept.size >= this.configs) return;
+    this.use(slot);
     clearTimeout(slot.timer);
     slot.timer = undefined;
     this.refill(slot);
@@ -67,6 +111,7 @@ export class WarmPool implements SandboxSupply {
     if (this.closed) throw new Error('the warm pool is closed');
     const slot = this.slot(config);
     slot.failures = 0;
+    this.use(slot);
     let sandbox: Sandbox | undefined;
     while (!sandbox && slot.ready.length) {
       // Last in, first out: a just-released sandbox is as clean as a new one.
@@ -96,6 +141,7 @@ export class WarmPool implements SandboxSupply {
   async release(sandbox: Sandbox): Promise<void> {
     this.leased.delete(sandbox);
     const slot = this.slot(sandbox.config);
+    this.use(slot);
     if (this.closed || slot.ready.length >= this.size) {
       await sandbox.destroy();
       return;
@@ -165,6 +211,7 @@ export class WarmPool implements SandboxSupply {
   }
 
   private refill(slot: Slot): void {
+    if (!this.kept().has(slot)) return;
     while (
       !this.closed &&
       slot.failures < MAX_BACKGROUND_FAILURES &&
@@ -174,7 +221,7 @@ export class WarmPool implements SandboxSupply {
       const job = this.provider.create(slot.config).then(
         async (sandbox) => {
           slot.starting--;
-          if (this.closed) await this.destroyQuietly(sandbox);
+          if (this.closed || !this.kept().has(slot)) await this.destroyQuietly(sandbox);
           else slot.ready.push(sandbox);
         },
         (e: Error) => {
@@ -183,9 +230,14 @@ export class WarmPool implements SandboxSupply {
           log.warn(`background start failed (${slot.failures}/${MAX_BACKGROUND_FAILURES}): ${e.message}`);
         },
       );
-      this.background.add(job);
-      void job.finally(() => this.background.delete(job));
+      this.track(job);
     }
+  }
+
+  /** Keeps `job` among the background work that close() waits for. */
+  private track(job: Promise<void>): void {
+    this.background.add(job);
+    void job.finally(() => this.background.delete(job));
   }
 
   private async destroyQuietly(sandbox: Sandbox): Promise<void> {
