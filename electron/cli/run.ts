@@ -196,6 +196,7 @@ export const command: CliCommand = {
       startEpisode({
         task: withRuntime(world.task, runtime),
         taskPath: world.taskPath,
+        worldWarnings: world.warnings,
         agentSpec,
         ...env,
         breakpoints,

@@ -57,6 +57,7 @@ function harnessPort(engine: Engine): HarnessPort {
         ...(await engine.episodeEnv()),
         task: world.value.task,
         taskPath: world.value.taskPath,
+        worldWarnings: world.value.warnings,
         agentSpec: agent,
         breakpoints,
         agentOptions: engineAgentOptions(agentOptions),

@@ -18,7 +18,8 @@ import { cutLongTexts } from '../../shared/long-text.js';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
 import { taskCheckOf } from './task-check.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import type { EndEvent, TraceEvent } from '../../shared/trace-events.js';
+import type { EndEvent, HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
+import { oneLine } from '../../shared/step-summary.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
 import type { EpisodeManager } from './episode-manager.js';
@@ -108,6 +109,8 @@ export class LibraryService {
       limits: taskLimitsOf(bt.header.task),
       task_path: bt.header.task_path,
       check: taskCheckOf(bt.header.task),
+      // Recorded on the episode's first branch, when its world was read: a fork's says nothing.
+      world_warnings: worldWarningsOf(bt.lineage.chain[bt.lineage.chain.length - 1].header),
       image: bt.header.image,
       state,
       breakpoints: controller ? [...controller.breakpoints()] : [],
@@ -407,6 +410,21 @@ function taskLimitsOf(task: Record<string, unknown>): TaskLimits | null {
     network: sandbox.network,
   });
   return limits.success ? limits.data : null;
+}
+
+/**
+ * What of its world stepbox left out when the episode started (the header's `world_warnings`),
+ * read as recorded input: strings only, each one line of at most 300 characters, at most 64 of
+ * them (more than a reader writes: each kind of key is capped at 20 and an "and N more");
+ * [] when there are none.
+ */
+function worldWarningsOf(header: HeaderEvent): string[] {
+  const recorded = (header as Record<string, unknown>).world_warnings;
+  if (!Array.isArray(recorded)) return [];
+  return recorded
+    .filter((w): w is string => typeof w === 'string' && w.trim() !== '')
+    .slice(0, 64)
+    .map((w) => oneLine(w, 300));
 }
 
 /** The tool names of a recorded task (its header keeps the parsed task; no list means the defaults). */

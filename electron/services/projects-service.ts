@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
-import { folderTakesGoal, loadWorld, worldKindOf } from '../engine/harness/load-world.js';
+import { folderTakesGoal, worldFacts } from '../engine/harness/load-world.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -175,18 +175,22 @@ export class ProjectsService {
 }
 
 /**
- * The project with why its task cannot start, read now by the engine's reader (loadWorld): a
- * broken task.json was listed as startable, and its start then refused for the agent first.
- * A bare folder is read when its Goal is typed, at the start. Not kept in projects.json: the
- * file may be fixed by the next listing.
+ * The project with why its task cannot start and what of it stepbox leaves out, read now by
+ * the engine's reader (worldFacts): a broken task.json was listed as startable, and its start
+ * then refused for the agent first; a devcontainer's "forwardPorts is not honoured" reached
+ * the CLI's stderr and never the window. A bare folder's files are read at its start. Not
+ * kept in projects.json: the file may be fixed by the next listing.
  */
 function withProblem(project: Project): Project {
-  const { problem: _, ...listed } = project;
+  const { problem: _, warnings: __, ...listed } = project;
   // How it is written, as the engine's readers see it now (a Harbor task, a devcontainer…).
-  const kept = { ...listed, world: worldKindOf(project.path) };
-  if (project.kind !== 'task') return kept;
-  const world = loadWorld(project.path);
-  return world.ok ? kept : { ...kept, problem: world.error.message };
+  const facts = worldFacts(project.path);
+  return {
+    ...listed,
+    world: facts.kind,
+    ...(facts.problem ? { problem: facts.problem.message } : {}),
+    ...(facts.warnings.length ? { warnings: [...facts.warnings] } : {}),
+  };
 }
 
 /** A folder's kind as the engine's readers see it now; a task.json stays a task; null when gone. */

@@ -312,6 +312,12 @@ export const EpisodeView = z.object({
     .object({ command: z.string(), files: z.array(z.string()), files_dir: z.string() })
     .nullable()
     .optional(),
+  /**
+   * What of its world stepbox left out or did otherwise when the episode started (a
+   * devcontainer's `forwardPorts`, a bare folder's Dockerfile), from the trace header's
+   * `world_warnings`: untrusted text, one line each. Absent from an older server.
+   */
+  world_warnings: z.array(z.string()).optional(),
   image: z.string(),
   /** Null when no live controller holds the branch (a recorded trace, view replay only). */
   state: EpisodeStateInfo.nullable(),
@@ -366,6 +372,12 @@ export const Project = z.object({
   world: z.enum(['task', 'folder', 'devcontainer', 'harbor']).optional(),
   /** When it was last opened (epoch ms). */
   opened_at: z.number(),
+  /**
+   * What of it stepbox leaves out or does otherwise (a devcontainer's `forwardPorts`, a bare
+   * folder's Dockerfile), one short line each, read when it is listed: the warnings its start
+   * gives. Absent when none (or from an older server).
+   */
+  warnings: z.array(z.string()).optional(),
   /**
    * Why its task cannot start as it is (a task.json that does not parse or validate), read
    * when it is listed; absent when it reads. The window shows it and keeps Start off.

@@ -570,6 +570,10 @@ export class LibraryPanel extends PanelObject {
   projectProblem(path: string): Locator {
     return this.project(path).getByTestId('project-problem');
   }
+  /** What of an opened project stepbox leaves out (its reader's warnings), one line each, on its card. */
+  projectWarnings(path: string): Locator {
+    return this.project(path).getByTestId('project-warnings').getByTestId('world-warning');
+  }
   /** A start's refusal shown under the start-form field it names (Agent, …). */
   get startFieldError(): Locator {
     return this.root.getByTestId('start-field-error');
@@ -1427,6 +1431,10 @@ export class InspectorPanel extends PanelObject {
   /** The goal as step 0 shows it (folded to a few lines until "more"). */
   get taskGoal(): Locator {
     return this.root.getByTestId('task-goal');
+  }
+  /** What of the episode's world was left out when it started (the header's world_warnings), one line each. */
+  get taskWarnings(): Locator {
+    return this.root.getByTestId('task-warnings').getByTestId('world-warning');
   }
   /** "more" / "less" under a long goal. */
   get taskMore(): Locator {

@@ -75,6 +75,8 @@ export interface SampleEpisodeOptions {
   readonly end?: Omit<EndFields, 'step'> | null;
   /** `created` of the header (default now). */
   readonly created?: number;
+  /** More header fields, as a recorded (untrusted) header may hold them. */
+  readonly headerExtra?: Record<string, unknown>;
 }
 
 /** What a sample episode wrote. */
@@ -347,14 +349,15 @@ export async function writeSampleEpisode(
   options: SampleEpisodeOptions = {},
 ): Promise<SampleEpisode> {
   const script = options.script ?? defaultScript(options.steps ?? 3);
-  const { episode, branch, writer } = store.createEpisode(
-    sampleHeaderFields(
+  const { episode, branch, writer } = store.createEpisode({
+    ...sampleHeaderFields(
       options.task ?? 'sample-task',
       options.agent ?? 'scripted:agent.jsonl',
       options.created ?? Date.now(),
       options.recipe,
     ),
-  );
+    ...options.headerExtra,
+  });
   const snaps = store.snapshots(episode);
   const workspace: Record<string, string> = { 'README.md': '# sample\n' };
   const manifests: string[] = [];

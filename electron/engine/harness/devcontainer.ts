@@ -3,7 +3,7 @@ import { basename, dirname, join, relative, resolve } from 'node:path';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, ok, type Result } from '../../../shared/result.js';
 import type { TaskInput } from '../../../shared/task.js';
-import { jsonErrorAt } from '../json-error.js';
+import { jsonSyntaxWhere, notParsedMessage } from '../json-error.js';
 import { outsideBuildContext, readWorldFile } from '../folder-files.js';
 import { cappedLines, shownKey } from '../../../shared/validation-issues.js';
 import { shellJoin } from '../tools/shell-quote.js';
@@ -81,8 +81,13 @@ const WHY: Readonly<Record<string, string>> = {
 /** What a devcontainer.json makes: the task (before defaults) and the notes a person should see. */
 export interface DevcontainerWorld {
   readonly input: TaskInput;
-  /** The keys left out, one line each (`warning: …`), and what was read. */
+  /** What was read, then each of {@link warnings} as `warning: FILE: …` (the CLI's stderr). */
   readonly notes: readonly string[];
+  /**
+   * What of the file is left out, one short line each without the file's path (the window's
+   * project card, step 0's task facts and the trace header say these; the notes the same lines).
+   */
+  readonly warnings: readonly string[];
   readonly file: string;
 }
 
@@ -111,7 +116,7 @@ export function readDevcontainer(
     err(appError('invalid_task', `${file}: ${field}: expected ${want}; fix it in the file`));
   const base = dirname(file);
   const sandbox: Record<string, unknown> = {};
-  const notes: string[] = [];
+  const warnings: string[] = [];
 
   const build = c.build;
   if (build !== undefined && (typeof build !== 'object' || build === null || Array.isArray(build)))
@@ -138,13 +143,11 @@ export function readDevcontainer(
     );
     if (outside) return err(outside);
     sandbox.build = { context: contextAbs, dockerfile: relative(contextAbs, resolve(base, dockerfile)) };
-    notes.push(
+    warnings.push(
       ...cappedLines(
         Object.keys(b).filter((key) => !['dockerfile', 'dockerFile', 'context'].includes(key)),
-        (key) =>
-          `warning: ${file}: build.${shownKey(key)} is not supported (the Dockerfile is built as it is); it is left out`,
+        (key) => `build.${shownKey(key)} is not supported (the Dockerfile is built as it is); it is left out`,
         'build key',
-        `warning: ${file}: `,
       ),
     );
   } else if (typeof c.image === 'string' && c.image) sandbox.image = c.image;
@@ -170,13 +173,11 @@ export function readDevcontainer(
       env[name] = value;
     }
   }
-  notes.push(
+  warnings.push(
     ...cappedLines(
       substituted,
-      (v) =>
-        `warning: ${file}: ${v} uses \${…} substitution, which stepbox does not expand; the value is kept as written`,
+      (v) => `${v} uses \${…} substitution, which stepbox does not expand; the value is kept as written`,
       'substituted variable',
-      `warning: ${file}: `,
     ),
   );
   if (Object.keys(env).length) sandbox.env = env;
@@ -199,14 +200,12 @@ export function readDevcontainer(
   // them, any name): named up to MOST_LINES, then counted.
   const left = Object.keys(c).filter((k) => !HONOURED.has(k));
   for (const key of left.filter((k) => Object.hasOwn(WHY, k)))
-    notes.push(`warning: ${file}: "${key}" is not honoured (${WHY[key]}); it is left out`);
-  notes.push(
+    warnings.push(`"${key}" is not honoured (${WHY[key]}); it is left out`);
+  warnings.push(
     ...cappedLines(
       left.filter((k) => !Object.hasOwn(WHY, k)),
-      (key) =>
-        `warning: ${file}: "${shownKey(key)}" is not honoured (stepbox does not know it); it is left out`,
+      (key) => `"${shownKey(key)}" is not honoured (stepbox does not know it); it is left out`,
       'unknown key',
-      `warning: ${file}: `,
     ),
   );
 
@@ -217,11 +216,12 @@ export function readDevcontainer(
     workspace: { from: dir, setup },
     ...(flags.verify ? { verifier: { command: flags.verify } } : {}),
   };
-  notes.unshift(
+  const notes = [
     `devcontainer ${file}: ${sandbox.build ? `image built from ${resolve(base, String(dockerfile))}` : `image ${String(sandbox.image)}`}` +
       `${sandbox.workdir ? `, working directory ${String(sandbox.workdir)}` : ''}${setup.length ? `, ${setup.length} setup command(s)` : ''}`,
-  );
-  return ok({ input, notes, file });
+    ...warnings.map((w) => `warning: ${file}: ${w}`),
+  ];
+  return ok({ input, notes, warnings, file });
 }
 
 /** A lifecycle command as setup lines: a string (a shell line), an array (argv), or an object of either (each, in order); null when malformed. */
@@ -286,7 +286,12 @@ export function parseJsonc(text: string, file: string): Result<Record<string, un
     return err(
       appError(
         'invalid_task',
-        `${file} is not JSON with comments${jsonErrorAt(e, stripped)}: fix it there (comments and trailing commas are fine)`,
+        notParsedMessage(
+          file,
+          'JSON with comments',
+          jsonSyntaxWhere(e, stripped),
+          'fix it there (keys and strings in double quotes, a comma between entries; comments and trailing commas are fine)',
+        ),
       ),
     );
   }

@@ -47,6 +47,11 @@ export interface EpisodeEnv {
 export interface StartEpisodeOptions extends EpisodeEnv {
   readonly task: Task;
   readonly taskPath?: string | null;
+  /**
+   * What of the world stepbox left out (load-world.ts `World.warnings`), recorded in the header
+   * as `world_warnings` so step 0 says them wherever the episode is opened.
+   */
+  readonly worldWarnings?: readonly string[];
   /** `scripted:FILE`, `replay:EPISODE`, `openai:MODEL` or `manual`. */
   readonly agentSpec: string;
   /** The episode's id, allocated (`store.newEpisodeId()`) and recorded by the caller beforehand; default a fresh one. */
@@ -116,6 +121,7 @@ export async function startEpisode(given: StartEpisodeOptions): Promise<EpisodeR
         ...waivedLimits(sandbox),
         // Where the image came from, when the task built it (the recorded task names the tag alone).
         ...(given.task.sandbox.build !== undefined ? { image_build: given.task.sandbox.build } : {}),
+        ...(given.worldWarnings?.length ? { world_warnings: [...given.worldWarnings] } : {}),
       },
       options.episodeId,
     );

@@ -7,6 +7,7 @@ import { err, ok, type Result } from '../../../shared/result.js';
 import { MAX_TIMEOUT_SECONDS, parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { cappedLines, issueLine, shownKey } from '../../../shared/validation-issues.js';
 import { outsideBuildContext, readFolderFiles, readWorldFile } from '../folder-files.js';
+import { notParsedMessage, type SyntaxWhere } from '../json-error.js';
 
 /**
  * Harbor's task folder (Terminal-Bench 2.0 and the datasets built for it), read as a stepbox
@@ -176,6 +177,36 @@ export function dockerfileWorkdir(dockerfile: string): string | null {
   return workdir;
 }
 
+/**
+ * Where smol-toml stopped and why: its error carries `line` and `column` (1-based), its
+ * message's first line the reason after "Invalid TOML document: " (the lines after it quote
+ * the file, left out as every parse error here leaves them).
+ */
+function tomlSyntaxWhere(e: unknown): SyntaxWhere {
+  const { line, column } = (e ?? {}) as { line?: unknown; column?: unknown };
+  const first = (e instanceof Error ? e.message : '').split('\n')[0];
+  return {
+    line: typeof line === 'number' ? line : null,
+    column: typeof column === 'number' ? column : null,
+    reason: first.replace(/^Invalid TOML document:\s*/, '') || null,
+  };
+}
+
+/** What a task.toml's author changes, by what the parser met there: a header, a key, a value. */
+function tomlFix(e: unknown, text: string): string {
+  const line = (e as { line?: unknown } | null)?.line;
+  const there = typeof line === 'number' ? (text.split(/\r?\n/)[line - 1] ?? '').trim() : '';
+  const reason = e instanceof Error ? e.message : '';
+  const sections = 'Harbor reads [task], [environment], [agent] and [verifier] tables of key = value lines';
+  if (there.startsWith('[') && !/\]\s*(#.*)?$/.test(there))
+    return `close the table header with "]" on its line, as in [environment]; ${sections}`;
+  if (/in key|key/.test(reason))
+    return `a key is letters, digits, "_" and "-", written key = value (quote any other: "my key" = 1); ${sections}`;
+  if (/value|string/.test(reason))
+    return `a value is a "quoted string", a number, true or false, or a [list], as in cpus = 2 or memory = "4G"; ${sections}`;
+  return `fix it there; ${sections}, such as [environment] then cpus = 2`;
+}
+
 /** Options of {@link loadHarborTask}. */
 export interface HarborOptions {
   /** The user consented to the network (`--allow-network`): an `allow_internet = true` task gets it. */
@@ -198,8 +229,7 @@ export function loadHarborTask(dir: string, options: HarborOptions = {}): Result
   try {
     doc = parseToml(text) as Record<string, unknown>;
   } catch (e) {
-    // smol-toml's message names the line and column and shows the line: the file is the user's.
-    return bad(`${tomlPath} is not valid TOML: ${(e as Error).message.split('\n')[0]}`);
+    return bad(notParsedMessage(tomlPath, 'valid TOML', tomlSyntaxWhere(e), tomlFix(e, text)));
   }
   const parsed = HarborToml.safeParse(doc);
   if (!parsed.success)

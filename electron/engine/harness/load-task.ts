@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { jsonErrorAt } from '../json-error.js';
+import { jsonSyntaxWhere, notParsedMessage } from '../json-error.js';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { err, type Result } from '../../../shared/result.js';
 import { parseTask, type Task } from '../../../shared/task.js';
@@ -25,8 +25,18 @@ export function loadTask(path: string): Result<Task, AppError> {
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    // Where, never what: the parser's message quotes the file (see jsonErrorAt).
-    return err(appError('invalid_task', `${file} is not valid JSON${jsonErrorAt(e, text)}`));
+    // Where and why, never what: the parser's message quotes the file (see jsonSyntaxWhere).
+    return err(
+      appError(
+        'invalid_task',
+        notParsedMessage(
+          file,
+          'valid JSON',
+          jsonSyntaxWhere(e, text),
+          'fix it there (keys and strings in double quotes, a comma between entries and none after the last, no comments)',
+        ),
+      ),
+    );
   }
   return parseTask(doc, file);
 }

@@ -5,6 +5,7 @@ import { outsideBuildContext, outsideWorld } from '../folder-files.js';
 import { appError, type AppError } from '../../../shared/errors.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { err, ok, type Result } from '../../../shared/result.js';
+import { SANDBOX_IMAGE } from '../../../shared/constants.js';
 import { parseSize } from '../../../shared/size.js';
 import { parseTask, type Task, type TaskInput } from '../../../shared/task.js';
 import { cappedLines } from '../../../shared/validation-issues.js';
@@ -36,6 +37,13 @@ export interface World {
   readonly kind: WorldKind;
   /** What a person should see before it runs: how the folder was read, what was skipped (one line each). */
   readonly notes: readonly string[];
+  /**
+   * What of the world stepbox leaves out or does otherwise than it says (a devcontainer's
+   * `forwardPorts`, a bare folder's Dockerfile), one short line each without its file's path:
+   * the notes say each too, for the CLI; the window's project card and step 0 say these, and
+   * the trace header records them (`world_warnings`).
+   */
+  readonly warnings: readonly string[];
 }
 
 /** What the command line (or the window's start form) adds to a path. */
@@ -58,6 +66,12 @@ export interface WorldReader {
   /** Whether this reader reads the folder `dir` (absolute, existing). */
   claims(dir: string): boolean;
   read(dir: string, flags: WorldFlags): Result<World, AppError>;
+  /**
+   * The warnings {@link read} would give, without a goal and without listing the folder's files
+   * (the window's project card, before its Goal is typed), or why it cannot be read. Absent:
+   * read as a start reads it (a task that says its own goal).
+   */
+  warnings?(dir: string): Result<readonly string[], AppError>;
 }
 
 /** The default of `workspace.import_limit`. */
@@ -80,7 +94,8 @@ const harborReader: WorldReader = {
     const harbor = loadHarborTask(dir, { allowNetwork: flags.allowNetwork });
     if (!harbor.ok) return harbor;
     const { task, taskPath, notes } = harbor.value;
-    return ok({ task, dir, taskPath, kind: 'harbor', notes });
+    // Every note of a Harbor task is a key it does not honour.
+    return ok({ task, dir, taskPath, kind: 'harbor', notes, warnings: notes });
   },
 };
 
@@ -117,9 +132,32 @@ const folderReader: WorldReader = {
       );
     const parsed = parseTask(folderTaskInput(dir, flags), `the task made for ${dir}`);
     if (!parsed.ok) return parsed;
-    return withFolder(parsed.value, dir, null, 'folder', flags, []);
+    const warnings = folderWarnings(dir);
+    return withFolder(
+      parsed.value,
+      dir,
+      null,
+      'folder',
+      flags,
+      warnings.map((w) => `warning: ${dir}: ${w}`),
+      warnings,
+    );
   },
+  warnings: (dir) => ok(folderWarnings(dir)),
 };
+
+/**
+ * What a bare folder has that its task leaves unused: a Dockerfile (the window showed "folder ·
+ * bare-docker" and ran on the default image without a word). The fix is the task field a
+ * build is read from, `sandbox.build` (README "Your own image").
+ */
+function folderWarnings(dir: string): string[] {
+  return isFile(join(dir, 'Dockerfile'))
+    ? [
+        `its Dockerfile is not used: a folder without task.json runs on ${SANDBOX_IMAGE}. To build from it, write a task.json here with "sandbox": {"build": "."}`,
+      ]
+    : [];
+}
 
 /**
  * A project folder with a devcontainer.json (devcontainer.ts): its image or Dockerfile,
@@ -145,7 +183,19 @@ const devcontainerReader: WorldReader = {
       : read.value.input;
     const parsed = parseTask(input, `the task made from ${read.value.file}`);
     if (!parsed.ok) return parsed;
-    return withFolder(parsed.value, dir, null, 'devcontainer', flags, [...read.value.notes]);
+    return withFolder(
+      parsed.value,
+      dir,
+      null,
+      'devcontainer',
+      flags,
+      [...read.value.notes],
+      read.value.warnings,
+    );
+  },
+  warnings: (dir) => {
+    const read = readDevcontainer(dir, {});
+    return read.ok ? ok(read.value.warnings) : read;
   },
 };
 
@@ -170,6 +220,38 @@ export const READERS: readonly WorldReader[] = [
  */
 export function folderTakesGoal(dir: string): boolean {
   return READERS.find((r) => r.claims(dir))!.takesGoal;
+}
+
+/** What the window's project card says of a world before it starts (see {@link worldFacts}). */
+export interface WorldFacts {
+  readonly kind: WorldKind;
+  /** The world's warnings ({@link World.warnings}), as its start gives them. */
+  readonly warnings: readonly string[];
+  /** Why it cannot start as it is (its file does not read), or null. */
+  readonly problem: AppError | null;
+}
+
+/**
+ * The world at `path` as its reader sees it now, for a project card: a task that says its own
+ * goal read whole (as its start reads it), a folder that takes one read without it and without
+ * listing its files (the card is read again each time it is reached).
+ */
+export function worldFacts(path: string): WorldFacts {
+  const abs = resolve(path);
+  const kind = worldKindOf(abs);
+  const reader = statSync(abs, { throwIfNoEntry: false })?.isDirectory()
+    ? READERS.find((r) => r.claims(abs))!
+    : null;
+  if (reader?.takesGoal) {
+    const warnings = reader.warnings?.(abs) ?? ok([]);
+    return warnings.ok
+      ? { kind, warnings: warnings.value, problem: null }
+      : { kind, warnings: [], problem: warnings.error };
+  }
+  const world = loadWorld(abs);
+  return world.ok
+    ? { kind, warnings: world.value.warnings, problem: null }
+    : { kind, warnings: [], problem: world.error };
 }
 
 /** How the world at `path` is written, as its reader says (a `.json` file is a task file). */
@@ -287,7 +369,7 @@ function readTaskFile(file: string, flags: WorldFlags): Result<World, AppError> 
   if (imported) return imported;
   const outside = outsideTaskFolder(loaded.value, file, ['workspace.from', 'sandbox.build']);
   if (outside) return err(outside);
-  return withFolder(loaded.value, dirname(file), file, 'task', flags, []);
+  return withFolder(loaded.value, dirname(file), file, 'task', flags, [], []);
 }
 
 /** The host paths a task file may name: each resolves against the file's folder. */
@@ -396,12 +478,13 @@ function withFolder(
   kind: WorldKind,
   flags: WorldFlags,
   notes: string[],
+  warnings: readonly string[],
 ): Result<World, AppError> {
   let t = task;
   if (flags.importLimit !== undefined)
     t = { ...t, workspace: { ...t.workspace, import_limit: flags.importLimit } };
   const from = t.workspace.from;
-  if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes });
+  if (from === undefined) return ok({ task: t, dir, taskPath, kind, notes, warnings });
   const refused = taskPath ? refuseImported(taskPath, from) : null;
   if (refused) return refused;
   const folder = resolveFrom(from, dir, taskPath);
@@ -409,7 +492,7 @@ function withFolder(
   t = { ...t, workspace: { ...t.workspace, from: folder.value } };
   const listing = listWorkspaceFolder(t, taskPath);
   if (!listing.ok) return listing;
-  return ok({ task: t, dir, taskPath, kind, notes: [...notes, ...listingNotes(listing.value)] });
+  return ok({ task: t, dir, taskPath, kind, notes: [...notes, ...listingNotes(listing.value)], warnings });
 }
 
 /** `workspace.from` as an absolute real path, or an error naming the field and the fix. */

@@ -6,6 +6,7 @@ import { Modal } from './modal';
 import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import { projectKindWords } from '../model/project-kind';
+import { WorldWarnings } from './world-warnings';
 
 /**
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
@@ -85,6 +86,8 @@ export function ProjectsSection() {
                   {projectKindWords(project)} · {pathForPeople(project.path, roots)}
                 </span>
               </div>
+              {/* Before its Goal and Start: what its start would leave out (the CLI's warnings). */}
+              <WorldWarnings warnings={project.warnings} testId="project-warnings" />
               {project.kind === 'folder' ? (
                 <>
                   <label className="field-label" htmlFor={goalId}>

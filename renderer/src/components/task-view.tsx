@@ -4,6 +4,7 @@ import { useSlice } from '../stores/use-stores';
 import { pathForPeople } from '../../../shared/start-paths';
 import { oneLine } from '../../../shared/step-summary';
 import { countOf } from '../../../shared/count-of';
+import { WorldWarnings } from './world-warnings';
 
 /** The limits in one line: `at most 30 steps · episode 600 s · a step 60 s · tools 30 s, execute_shell 60 s · network none`. */
 export function limitsText(l: TaskLimits): string {
@@ -35,6 +36,7 @@ export function TaskView() {
   const image = useSlice('stepper', (s) => s.view?.image ?? '');
   const limits = useSlice('stepper', (s) => s.view?.limits ?? null);
   const check = useSlice('stepper', (s) => s.view?.check);
+  const warnings = useSlice('stepper', (s) => s.view?.world_warnings);
   const [open, setOpen] = useState(false);
   // Whether the folded goal hides lines (measured: wrapping decides, not the count of newlines).
   const [cut, setCut] = useState(false);
@@ -111,6 +113,13 @@ export function TaskView() {
         <p className="task-limits" data-testid="task-limits">
           <span className="muted">limits</span> {limitsText(limits)}
         </p>
+      ) : null}
+      {/* What of the world was left out when it started (the header's world_warnings). */}
+      {warnings?.length ? (
+        <>
+          <h4>left out of its world</h4>
+          <WorldWarnings warnings={warnings} testId="task-warnings" />
+        </>
       ) : null}
     </div>
   );
