@@ -25,7 +25,7 @@ describe('web mode: the start form reads no host file into view', () => {
     const refusal = app.library.startRefusalForAll;
     const said = await refusal.innerText();
     expect(said).toMatch(
-      /^Its model calls answered by: scripted:…\/\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder, the store, stepbox's bundled files\); choose a file with Choose… or give a path inside one of them$/,
+      /^Its model calls answered by: scripted:…\/\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder, the store, stepbox's bundled files\); pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them$/,
     );
     await expect(app.library.root.getByTestId('start-refusal').count()).resolves.toBe(0);
     await expect(card.getByTestId('start-reads').count()).resolves.toBe(0);
