@@ -11,6 +11,7 @@ import {
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { logger } from '../engine/log.js';
+import { oracleProblem } from '../engine/agents/oracle-agent.js';
 import { AgentsService } from './agents-service.js';
 import { BatchService } from './batch-service.js';
 import { CandidatesService } from './candidates-service.js';
@@ -187,6 +188,9 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     const typed = await agentFields(r.agent, r.agent_options, folder);
     const spec = typed.spec ?? agent;
     if (!spec) throw new ServiceError('invalid_input', NO_AGENT);
+    // The oracle on a task without solution/solve.sh: refused under Agent before a sandbox starts.
+    const noSolution = spec.trim() === 'oracle' ? oracleProblem(path, `${AGENT_FIELD}: oracle`) : null;
+    if (noSolution) throw new ServiceError('invalid_input', noSolution);
     return { path, spec, options: typed.agentOptions, count, world };
   };
 

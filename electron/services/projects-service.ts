@@ -3,6 +3,7 @@ import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
 import { folderTakesGoal, loadWorld, worldKindOf } from '../engine/harness/load-world.js';
+import { oracleSolutionDir } from '../engine/agents/oracle-agent.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -181,9 +182,13 @@ export class ProjectsService {
  * file may be fixed by the next listing.
  */
 function withProblem(project: Project): Project {
-  const { problem: _, ...listed } = project;
+  const { problem: _, oracle: __, ...listed } = project;
   // How it is written, as the engine's readers see it now (a Harbor task, a devcontainer…).
-  const kept = { ...listed, world: worldKindOf(project.path) };
+  const kept = {
+    ...listed,
+    world: worldKindOf(project.path),
+    oracle: oracleSolutionDir(project.path) !== null,
+  };
   if (project.kind !== 'task') return kept;
   const world = loadWorld(project.path);
   return world.ok ? kept : { ...kept, problem: world.error.message };

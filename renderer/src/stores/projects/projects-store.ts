@@ -144,3 +144,20 @@ export function createProjectsStore(
     },
   }));
 }
+
+/**
+ * What a project's card says of the Agent field's agent: `runs` with it, or `why` it cannot run
+ * there (the oracle on a project without solution/solve.sh, which the start refuses), or
+ * neither when no agent is typed. The card said "with oracle" under every project, and the
+ * start then ended as an error at step 0.
+ */
+export function selectProjectAgent(
+  project: Project,
+  agent: string,
+): { readonly runs: string | null; readonly why: string | null } {
+  const spec = agent.trim();
+  if (!spec) return { runs: null, why: null };
+  if (spec === 'oracle' && project.oracle === false)
+    return { runs: null, why: 'not with oracle: it has no solution/solve.sh to run' };
+  return { runs: spec, why: null };
+}
