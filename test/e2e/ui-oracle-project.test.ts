@@ -62,4 +62,35 @@ describe('web mode: the oracle on a project', () => {
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 200_000);
+  it('after one project starts with a script, another project’s card and Start do not take it unseen', async () => {
+    // Walk 11, finding 3: "with scripted:…/fix-dc.jsonl" stood under every project after one
+    // started, and a Start there ran it.
+    const app = await web.open({ width: 1024, height: 700 });
+    const library = app.library;
+    await library.waitForTasks();
+    for (const p of [solved, bare]) await library.openProject(p);
+    await library.agentField.fill('manual');
+    await expect.poll(() => library.projectAgent(bare).innerText()).toBe('with manual');
+    await library.projectStart(solved).click();
+    await app.stepper.waitForBranch(120_000);
+    await expect(library.projectAgent(solved).innerText()).resolves.toBe('with manual');
+    await expect
+      .poll(() => library.projectAgent(bare).innerText())
+      .toBe('no agent yet: Agent holds solved’s; type or choose one');
+    await library.projectStart(bare).click();
+    await expect
+      .poll(() => library.startFieldError.innerText(), { timeout: 30_000 })
+      .toBe(
+        'Agent: it holds the agent solved started with; type or choose the one for no-solution (nothing carries from one project to another)',
+      );
+    await library.project(bare).scrollIntoViewIfNeeded();
+    await app.screenshot('project-agent-held-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('project-agent-held-1920x1080');
+    // Typed anew, it is for the next start, whichever project.
+    await library.agentField.fill('manual ');
+    await expect.poll(() => library.projectAgent(bare).innerText()).toBe('with manual');
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 200_000);
 });

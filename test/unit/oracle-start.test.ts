@@ -10,6 +10,8 @@ import { createAppServices } from '../../electron/services/app-services.js';
 import { selectProjectAgent } from '../../renderer/src/stores/projects/projects-store.js';
 import { AGENT_FIELD, startFieldOf } from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
+import { createFakeBackend } from '../support/renderer-fake-client.js';
+import { createEpisodesStore } from '../../renderer/src/stores/episodes/episodes-store.js';
 import type { ResponseOf } from '../../shared/contract/operations.js';
 
 const base = mkdtempSync(join(tmpdir(), 'stepbox-oracle-'));
@@ -59,11 +61,71 @@ describe('the oracle on a project', () => {
       expect(selectProjectAgent(byPath.get(bare)!, 'oracle')).toEqual({
         runs: null,
         why: 'not with oracle: it has no solution/solve.sh to run',
+        refusal: null,
       });
-      expect(selectProjectAgent(byPath.get(solved)!, ' oracle ')).toEqual({ runs: 'oracle', why: null });
-      expect(selectProjectAgent(byPath.get(bare)!, 'manual')).toEqual({ runs: 'manual', why: null });
+      expect(selectProjectAgent(byPath.get(solved)!, ' oracle ')).toEqual({
+        runs: 'oracle',
+        why: null,
+        refusal: null,
+      });
+      expect(selectProjectAgent(byPath.get(bare)!, 'manual')).toEqual({
+        runs: 'manual',
+        why: null,
+        refusal: null,
+      });
     } finally {
       await services.dispose();
     }
+  });
+});
+
+describe("the agent fields after a project's start (walk 11, finding 3)", () => {
+  it('are that project’s: another project’s card and Start do not take them unseen; typed anew they are for any', async () => {
+    const fake = createFakeBackend();
+    fake.on('library.list', () => ({ episodes: [], total: 0 }));
+    fake.on('episode.checkStart', () => ({}));
+    fake.on('episode.start', () => ({
+      episode: 'ep1',
+      branch: 'b1',
+      state: 'paused' as const,
+      step: 0,
+      reason: null,
+    }));
+    const store = createEpisodesStore(
+      fake.client,
+      () => {},
+      () => null,
+    );
+    const py = { path: '/home/me/proj-py', name: 'proj-py', kind: 'task' as const, opened_at: 1 };
+    const bb = { path: '/home/me/proj-bb', name: 'proj-bb', kind: 'task' as const, opened_at: 2 };
+    store.getState().setAgent('scripted:/home/me/fix-py.jsonl');
+    // Typed, before any start: every card says it.
+    expect(selectProjectAgent(bb, store.getState().agent, store.getState().agentOf).runs).toBe(
+      'scripted:/home/me/fix-py.jsonl',
+    );
+    expect(await store.getState().startProject(py, '')).toBe('b1');
+    const { agent, agentOf } = store.getState();
+    expect(selectProjectAgent(py, agent, agentOf).runs).toBe('scripted:/home/me/fix-py.jsonl');
+    expect(selectProjectAgent(bb, agent, agentOf)).toEqual({
+      runs: null,
+      why: 'no agent yet: Agent holds proj-py’s; type or choose one',
+      refusal:
+        'Agent: it holds the agent proj-py started with; type or choose the one for proj-bb (nothing carries from one project to another)',
+    });
+    // proj-bb's Start is refused under Agent, before anything is asked of the server.
+    expect(await store.getState().startProject(bb, '')).toBeNull();
+    expect(store.getState().startFailed).toEqual({
+      key: bb.path,
+      text: 'Agent: it holds the agent proj-py started with; type or choose the one for proj-bb (nothing carries from one project to another)',
+    });
+    expect(startFieldOf(store.getState().startFailed!.text)).toBe(AGENT_FIELD);
+    expect(fake.callsOf('episode.start')).toHaveLength(1);
+    // Chosen or typed anew: for the next start, whichever it is.
+    store.getState().setAgent('manual');
+    expect(await store.getState().startProject(bb, '')).toBe('b1');
+    expect(fake.callsOf('episode.start').at(-1)).toMatchObject({
+      task: { kind: 'project', path: bb.path },
+      agent: 'manual',
+    });
   });
 });

@@ -38,6 +38,7 @@ export function ProjectsSection() {
   const dialog = useSlice('projects', (s) => s.dialog);
   const starting = useSlice('episodes', (s) => s.starting);
   const agent = useSlice('episodes', (s) => s.agent);
+  const agentOf = useSlice('episodes', (s) => s.agentOf);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const { roots } = usePathPlaces();
   const p = stores.projects.getState();
@@ -66,7 +67,7 @@ export function ProjectsSection() {
           const check = checks[project.path] ?? '';
           const needsGoal = project.kind === 'folder' && goal.trim() === '';
           // The agent Start uses here, or why it cannot run here (the store's rule).
-          const agentHere = selectProjectAgent(project, agent);
+          const agentHere = selectProjectAgent(project, agent, agentOf);
           const goalId = `project-goal-${encodeURIComponent(project.path)}`;
           const checkId = `project-check-${encodeURIComponent(project.path)}`;
           return (
