@@ -17,6 +17,7 @@ const OPERATIONS = [
   'cases.open',
   'cases.save',
   'files.list',
+  'files.choose',
   'projects.list',
   'projects.open',
   'projects.remove',

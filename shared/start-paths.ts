@@ -168,6 +168,11 @@ export function cardRoots(taskFolder: string, roots: readonly PathRoot[] = []): 
 export interface FilePlace {
   readonly path: string;
   readonly name: string;
+  /**
+   * A file (or folder) the person chose with Choose… in their own folders: readable for the
+   * field it was chosen for, and not named in a refusal (it is one file, not a place to put one).
+   */
+  readonly chosen?: true;
 }
 
 /**
@@ -218,6 +223,14 @@ export function elidePath(path: string, max = ECHOED_PATH): string {
   return `${head}…/${tail.slice(from + 1)}`;
 }
 
+/**
+ * The way forward a refusal of a path outside the places gives: Choose… browses the person's own
+ * folders too, and the file picked there is the one stepbox may read for that field (a typed
+ * path never is).
+ */
+export const OUTSIDE_FIX =
+  'pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them';
+
 /** The refusal of a path outside `places` (`resolved`: where a relative one landed). Same words however it got there. */
 export function outsideText(
   field: string,
@@ -231,7 +244,7 @@ export function outsideText(
   const resolved = landed;
   return (
     `${field}: ${said}${resolved !== null ? ` resolves to ${resolved}, which is` : ' is'} outside the folders stepbox reads files from ` +
-    `(${placesText(places)}); choose a file with Choose… or give a path inside one of them`
+    `(${placesText(places)}); ${OUTSIDE_FIX}`
   );
 }
 
@@ -258,7 +271,8 @@ export function commonPlaces(
  * said from the window's folders); {@link placesTitle} gives them, for a tooltip.
  */
 function placesText(places: readonly FilePlace[]): string {
-  return places.length ? [...new Set(places.map((p) => p.name))].join(', ') : 'no folder';
+  const named = places.filter((p) => !p.chosen);
+  return named.length ? [...new Set(named.map((p) => p.name))].join(', ') : 'no folder';
 }
 
 /** The places by name and path, one a line: the tooltip of a refusal that names them ({@link placesText}). */
@@ -280,6 +294,14 @@ export function sameForAll(said: readonly (string | null)[]): string | null {
 export function scriptOf(spec: string): string | null {
   const m = /^scripted:(.+)$/s.exec(spec.trim());
   return m ? m[1].trim() : null;
+}
+
+/**
+ * The files (or folders) a person chose for one field with Choose… in their own folders, as
+ * places of their own (the server's grants; the start form's card reads them the same).
+ */
+export function chosenPlaces(paths: Iterable<string>): FilePlace[] {
+  return [...paths].map((path) => ({ path, name: 'a file you chose with Choose…', chosen: true as const }));
 }
 
 /** The places a start on the task in `taskFolder` may read from: its folder first, then `common`. */

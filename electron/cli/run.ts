@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 import { startEpisode } from '../engine/harness/episode-factory.js';
@@ -20,6 +21,7 @@ import {
 import { intFlag, numberFlag } from './number-flags.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { checkAgentDir } from '../engine/agents/agent-spec.js';
+import { ORACLE_FLAG, oracleProblem } from '../engine/agents/oracle-agent.js';
 import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { Engine } from '../engine/open-engine.js';
@@ -187,6 +189,13 @@ export const command: CliCommand = {
       );
     if (!values.agent) throw new UsageError('--agent SPEC is required, e.g. --agent scripted:agent.jsonl');
     const world = loadWorldOrUsage(positionals[0], worldFlags(values), io);
+    // The oracle on a task without a solution: refused before a sandbox starts (it ended the
+    // episode as an error at step 0).
+    const noSolution =
+      values.agent.trim() === 'oracle'
+        ? oracleProblem(world.taskPath ?? resolve(positionals[0]), ORACLE_FLAG)
+        : null;
+    if (noSolution) throw new UsageError(noSolution);
     // Recorded in the header as the task's own: a fork or replay runs on the same runtime.
     const runtime = runtimeFlag(values.runtime);
     const agentSpec = values.agent;

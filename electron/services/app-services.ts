@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import {
   OPERATIONS,
@@ -10,6 +11,7 @@ import {
 import { appError, type AppError } from '../../shared/errors.js';
 import { err, ok, type Result } from '../../shared/result.js';
 import { logger } from '../engine/log.js';
+import { oracleProblem } from '../engine/agents/oracle-agent.js';
 import { AgentsService } from './agents-service.js';
 import { BatchService } from './batch-service.js';
 import { CandidatesService } from './candidates-service.js';
@@ -38,6 +40,9 @@ import { systemClock, type Clock } from './clock.js';
 import { IdleReleaser } from './idle-release.js';
 import { DEFAULT_LOADED_SETTINGS, type LoadedSettings } from './settings-file.js';
 import { WindowPresence } from './window-presence.js';
+
+/** The start-form field a `files.choose` grant is for, by the name its refusals give it. */
+const CHOSEN_FIELD = { agent: AGENT_FIELD, model: MODEL_FIELD, agent_dir: AGENT_DIR_FIELD } as const;
 
 const log = logger('services');
 
@@ -183,6 +188,9 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     const typed = await agentFields(r.agent, r.agent_options, folder);
     const spec = typed.spec ?? agent;
     if (!spec) throw new ServiceError('invalid_input', NO_AGENT);
+    // The oracle on a task without solution/solve.sh: refused under Agent before a sandbox starts.
+    const noSolution = spec.trim() === 'oracle' ? oracleProblem(path, `${AGENT_FIELD}: oracle`) : null;
+    if (noSolution) throw new ServiceError('invalid_input', noSolution);
     return { path, spec, options: typed.agentOptions, count, world };
   };
 
@@ -246,6 +254,13 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'episode.share': (r) => teaching().share(r.id, r.redact ?? []),
 
     'files.list': async (r) => {
+      if (r.root === 'host') {
+        // The person's own folders, any absolute one, as Open… browses them; names and sizes
+        // only. What is listed here may be chosen (files.choose), and only then read.
+        const listing = await listInside('/', r.path ?? homedir(), 'your folders');
+        fields.listedHost(listing.absolute);
+        return listing;
+      }
       if (r.root === 'store') {
         if (!ports.storeHome)
           throw new ServiceError('not_found', 'this engine has no store folder to pick from');
@@ -256,6 +271,9 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       const { path } = await taskPathOf(r.task);
       return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
     },
+    'files.choose': async (r) => ({
+      path: await fields.choose(CHOSEN_FIELD[r.field], r.path, r.field === 'agent_dir' ? 'folder' : 'file'),
+    }),
     'projects.list': () => projects.list(),
     'projects.open': (r) => projects.open(r.path),
     'projects.remove': (r) => projects.remove(r.path),

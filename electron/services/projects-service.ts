@@ -3,6 +3,7 @@ import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
 import { folderTakesGoal, worldFacts } from '../engine/harness/load-world.js';
+import { oracleSolutionDir } from '../engine/agents/oracle-agent.js';
 import { ServiceError } from './service-error.js';
 
 /** How many opened projects are remembered. */
@@ -182,12 +183,13 @@ export class ProjectsService {
  * kept in projects.json: the file may be fixed by the next listing.
  */
 function withProblem(project: Project): Project {
-  const { problem: _, warnings: __, ...listed } = project;
+  const { problem: _, warnings: __, oracle: ___, ...listed } = project;
   // How it is written, as the engine's readers see it now (a Harbor task, a devcontainer…).
   const facts = worldFacts(project.path);
   return {
     ...listed,
     world: facts.kind,
+    oracle: oracleSolutionDir(project.path) !== null,
     ...(facts.problem ? { problem: facts.problem.message } : {}),
     ...(facts.warnings.length ? { warnings: [...facts.warnings] } : {}),
   };

@@ -370,6 +370,8 @@ export const Project = z.object({
    * of them), a devcontainer project or a bare folder. Absent from an older server.
    */
   world: z.enum(['task', 'folder', 'devcontainer', 'harbor']).optional(),
+  /** Whether `--agent oracle` can run on it: solution/solve.sh is in its folder (absent from an older server). */
+  oracle: z.boolean().optional(),
   /** When it was last opened (epoch ms). */
   opened_at: z.number(),
   /**

@@ -15,6 +15,7 @@ export const OPERATION_NAMES = [
   'cases.open',
   'cases.save',
   'files.list',
+  'files.choose',
   'projects.list',
   'projects.open',
   'projects.remove',

@@ -123,8 +123,12 @@ export const OPERATIONS = {
 
   'files.list': op(
     z.strictObject({
-      /** `task`: the folder of a bundled task or case (where start-form paths resolve); `store`: the store. */
-      root: z.enum(['task', 'store']),
+      /**
+       * `task`: the folder of a bundled task or case (where start-form paths resolve); `store`: the
+       * store; `host`: the person's folders, any absolute folder, as Open… browses them (a file
+       * listed there is read only once chosen, `files.choose`).
+       */
+      root: z.enum(['task', 'store', 'host']),
       /** The bundled task or case, or opened project, whose folder `task` means (a typed task path is not a root). */
       task: z
         .discriminatedUnion('kind', [
@@ -134,7 +138,7 @@ export const OPERATIONS = {
           z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
         ])
         .optional(),
-      /** The folder to list, from the root (default: the root). */
+      /** The folder to list, from the root (default: the root; for `host`, the person's home folder). */
       path: z.string().max(4096).optional(),
     }),
     z.object({
@@ -145,7 +149,17 @@ export const OPERATIONS = {
         z.object({ name: z.string(), type: z.enum(['file', 'dir']), size: z.number().int().nonnegative() }),
       ),
     }),
-    "The start form's file picker: a folder's entries inside the task's folder or the store, never outside.",
+    "The start form's file picker: a folder's entries inside the task's folder or the store, never outside; or any folder of the person's (`host`), names only.",
+  ),
+  'files.choose': op(
+    z.strictObject({
+      /** The start-form field the file is chosen for: the grant holds for that field alone. */
+      field: z.enum(['agent', 'model', 'agent_dir']),
+      /** The file (for `agent_dir`, the folder) picked, absolute, in a folder `files.list` (`host`) listed. */
+      path: z.string().min(1).max(4096),
+    }),
+    z.object({ path: z.string() }),
+    "Choose…'s pick in the person's folders: the server lets that one file (or folder) be read for that field from now on. Only an entry of a folder it listed can be chosen; a typed path is never a grant.",
   ),
 
   'projects.list': op(

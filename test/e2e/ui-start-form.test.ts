@@ -25,7 +25,7 @@ describe('web mode: the start form reads no host file into view', () => {
     const refusal = app.library.startRefusalForAll;
     const said = await refusal.innerText();
     expect(said).toMatch(
-      /^Its model calls answered by: scripted:…\/\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder, the store, stepbox's bundled files\); choose a file with Choose… or give a path inside one of them$/,
+      /^Its model calls answered by: scripted:…\/\.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd resolves to \/etc\/passwd, which is outside the folders stepbox reads files from \(the task's folder, the store, stepbox's bundled files\); pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them$/,
     );
     await expect(app.library.root.getByTestId('start-refusal').count()).resolves.toBe(0);
     await expect(card.getByTestId('start-reads').count()).resolves.toBe(0);
@@ -102,7 +102,7 @@ describe('web mode: the start form reads no host file into view', () => {
     // No ".." above the task's folder: the root has no way up.
     await expect(picker.getByTestId('picker-up').count()).resolves.toBe(0);
     await app.screenshot('start-form-picker-1024x700');
-    // The store is the other root, and nothing else is offered.
+    // The store is another root (Your folders, the third, is ui-choose-own-file's).
     await picker.getByTestId('picker-root-store').click();
     await picker.locator('[data-testid="picker-path"]', { hasText: web.home() }).waitFor({ timeout: 20_000 });
     await picker.getByTestId('picker-root-task').click();

@@ -248,6 +248,8 @@ export function servedApp(
     readonly settings?: unknown;
     /** Fills the home before it is served (episodes written into its store, listed at the start). */
     readonly seed?: (home: string) => Promise<void>;
+    /** The server's environment besides STEPBOX_HOME (a person's HOME, where Choose… → Your folders starts). */
+    readonly env?: Record<string, string>;
   } = {},
 ): ServedApp {
   let browser: Browser | undefined;
@@ -259,7 +261,7 @@ export function servedApp(
     if (options.settings !== undefined)
       writeFileSync(join(home, 'settings.json'), JSON.stringify(options.settings));
     await options.seed?.(home);
-    served = await startServe({ home });
+    served = await startServe({ home, ...(options.env ? { env: options.env } : {}) });
     browser = await launchBrowser();
   });
   // A journey that fails leaves what its pages showed (a failure seen once in a full run under

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, cpSync, symlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { parseTask } from '../../shared/task.js';
 import { runsOwnProgramSpec } from '../../shared/agent-kind.js';
 import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
-import { OracleAgent } from '../../electron/engine/agents/oracle-agent.js';
+import { OracleAgent, oracleProblem } from '../../electron/engine/agents/oracle-agent.js';
 import type { DecideInput } from '../../electron/engine/agents/agent.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
@@ -249,6 +249,27 @@ describe('the oracle agent spec', () => {
   it('is its own kind, needs no --model, and is no recipe', () => {
     expect(parseAgentSpec('oracle')).toEqual({ kind: 'oracle' });
     expect(runsOwnProgramSpec('oracle')).toBe(false);
+  });
+
+  it('is refused by run before anything starts (exit 2) on a task without solution/solve.sh', async () => {
+    // Walk 11: a sandbox started, then the episode ended as an error at step 0.
+    const dir = join(scratch, 'oracle-no-solution');
+    mkdirSync(dir);
+    writeFileSync(join(dir, 'task.json'), '{"name":"t","goal":"g","verifier":{"command":"true"}}');
+    const home = join(scratch, 'home-oracle');
+    const r = await runCli(['run', join(dir, 'task.json'), '--agent', 'oracle'], {
+      env: { STEPBOX_HOME: home },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `--agent oracle runs a Harbor task's solution/solve.sh, and ${dir} has none; add solution/solve.sh to the task's folder or pick another agent`,
+    );
+    expect(existsSync(join(home, 'episodes'))).toBe(false);
+    expect(oracleProblem(join(dir, 'task.json'), 'Agent: oracle')).toMatch(/^Agent: oracle runs /);
+    mkdirSync(join(dir, 'solution'));
+    writeFileSync(join(dir, 'solution', 'solve.sh'), 'true\n');
+    expect(oracleProblem(join(dir, 'task.json'), 'Agent: oracle')).toBeNull();
+    expect(oracleProblem(dir, 'Agent: oracle')).toBeNull();
   });
 });
 

@@ -222,4 +222,54 @@ describe('the file picker lists inside its roots only', () => {
     );
     expect(JSON.parse(inside.body)).toMatchObject({ ok: true });
   });
+  it("Choose… in the person's folders: only a file the picker listed and the person chose is read, for that field alone", async () => {
+    // Walk 11: a script outside the places could not be started from the window at all. Now the
+    // picker browses any folder (as Open… does) and a pick there grants that one file; a typed
+    // path, or a start over the API, still reads nothing outside.
+    const mine = join(base, 'home-of-person');
+    mkdirSync(mine);
+    const fix = join(mine, 'fix.jsonl');
+    writeFileSync(fix, '{"content":"done"}\n');
+    writeFileSync(join(mine, 'other.jsonl'), '{"content":"done"}\n');
+    const check = (agent: string) =>
+      services.handle('episode.checkStart', { task: { kind: 'sample', id: 't' }, agent });
+    const refused = await check(`scripted:${fix}`);
+    expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    if (!refused.ok)
+      expect(refused.error.message).toMatch(
+        /^Agent: scripted:\S+ is outside the folders stepbox reads files from \(the task's folder, the store\); pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them$/,
+      );
+    // An API call alone: a grant for a file whose folder the picker never listed is refused.
+    expect(await services.handle('files.choose', { field: 'agent', path: fix })).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_input', message: expect.stringMatching(/was not listed by Choose…/) },
+    });
+    expect(await check(`scripted:${fix}`)).toMatchObject({ ok: false });
+    // The picker lists the person's folder (any absolute folder, names and sizes only).
+    const listed = await post(server.port, 'files.list', { root: 'host', path: mine }, server.token);
+    expect(JSON.parse(listed.body)).toMatchObject({
+      ok: true,
+      value: { absolute: mine, entries: [{ name: 'fix.jsonl' }, { name: 'other.jsonl' }] },
+    });
+    // Chosen for the model field: the Agent field still cannot read it.
+    expect(await services.handle('files.choose', { field: 'model', path: fix })).toMatchObject({ ok: true });
+    expect(await check(`scripted:${fix}`)).toMatchObject({ ok: false });
+    // Chosen for the Agent field: read.
+    expect(await services.handle('files.choose', { field: 'agent', path: fix })).toEqual({
+      ok: true,
+      value: { path: fix },
+    });
+    expect(await check(`scripted:${fix}`)).toEqual({ ok: true, value: {} });
+    // Its neighbour, typed, and a relative way to it: still outside. Nothing else is granted.
+    expect(await check(`scripted:${join(mine, 'other.jsonl')}`)).toMatchObject({ ok: false });
+    expect(await check(`scripted:${join(mine, 'other.jsonl')}/../fix.jsonl`)).toMatchObject({ ok: true });
+    // A file of a folder never listed, and a folder for the Agent field: refused.
+    const secret = join(base, 'outside', 'secret.txt');
+    const other = await services.handle('files.choose', { field: 'agent', path: secret });
+    expect(other).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+    expect(JSON.stringify(other)).not.toMatch(/root:x/);
+    expect(await services.handle('files.choose', { field: 'agent', path: mine })).toMatchObject({
+      ok: false,
+    });
+  });
 });

@@ -25,6 +25,35 @@ describe('the start form file picker', () => {
     expect(store.getState().field).toBeNull();
   });
 
+  it('in the person’s folders, a pick is granted by the server first (files.choose) and remembered per field', async () => {
+    const fake = createFakeBackend();
+    fake.on('files.list', (r) => ({
+      root: '/',
+      path: r.path ?? 'home/u',
+      absolute: `/${r.path ?? 'home/u'}`,
+      entries: [{ name: 'fix.jsonl', type: 'file', size: 3 }],
+    }));
+    fake.on('files.choose', (r) =>
+      r.path.endsWith('/refused.jsonl')
+        ? { code: 'invalid_input', message: 'Agent: not listed' }
+        : { path: r.path },
+    );
+    const store = createPickerStore(fake.client);
+    await store.getState().open('agent', 'hello');
+    await store.getState().setRoot('host');
+    expect(fake.callsOf('files.list').at(-1)).toEqual({ root: 'host' });
+    expect(await store.getState().take('fix.jsonl')).toBe('/home/u/fix.jsonl');
+    expect(fake.callsOf('files.choose')).toEqual([{ field: 'agent', path: '/home/u/fix.jsonl' }]);
+    expect(store.getState().chosen).toEqual({ agent: ['/home/u/fix.jsonl'], model: [], agentDir: [] });
+    // Refused: no path for the field, the server's words shown in the picker.
+    expect(await store.getState().take('refused.jsonl')).toBeNull();
+    expect(store.getState().error).toBe('Agent: not listed');
+    // The task's folder and the store need no grant.
+    await store.getState().setRoot('task');
+    expect(await store.getState().take('fix.jsonl')).toBe('home/u/fix.jsonl');
+    expect(fake.callsOf('files.choose')).toHaveLength(2);
+  });
+
   it('shows a refusal as the picker’s error, not a throw', async () => {
     const fake = createFakeBackend();
     fake.on('files.list', () => ({ code: 'invalid_input', message: '"../x" leaves the folder' }));

@@ -129,7 +129,7 @@ describe("a start's path refusal is said once, the folders in words", () => {
     const said = refusal('/w/resources/tasks/hello-python');
     expect(said).toBe(
       "Agent: scripted:/etc/hosts is outside the folders stepbox reads files from (the task's folder, the store, " +
-        "stepbox's bundled files, an opened project); choose a file with Choose… or give a path inside one of them",
+        "stepbox's bundled files, an opened project); pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them",
     );
     expect(placesTitle(common)).toBe(
       "the store: /store\nstepbox's bundled files: /w/resources\nan opened project: /p/a\nan opened project: /p/b",

@@ -62,15 +62,15 @@ describe('where a start-form script may be read from', () => {
     expect(scriptPlaceProblem('Agent', 'scripted:/etc/passwd', '/t', common)).toBe(
       'Agent: scripted:/etc/passwd is outside the folders stepbox reads files from ' +
         "(the task's folder, the store, stepbox's bundled files, an opened project); " +
-        'choose a file with Choose… or give a path inside one of them',
+        'pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them',
     );
   });
 
   it('refuses `..` out of the task folder, naming the field, the resolved path and the fix', () => {
     expect(scriptPlaceProblem('Agent', 'scripted:../../etc/passwd', '/w/resources/tasks/hello')).toBe(
       'Agent: scripted:../../etc/passwd resolves to /w/resources/etc/passwd, which is outside the folders ' +
-        "stepbox reads files from (the task's folder); choose a file with Choose… " +
-        'or give a path inside one of them',
+        "stepbox reads files from (the task's folder); pick the file with Choose… → " +
+        'Your folders to let stepbox read it, or give a path inside one of them',
     );
   });
 
@@ -202,7 +202,7 @@ describe('a refusal echoes a long path cut in the middle (elidePath)', () => {
     expect(elidePath('scripted:agent.jsonl')).toBe('scripted:agent.jsonl');
     expect(elidePath(`scripted:/t/${'a'.repeat(40)}.jsonl`)).toBe(`scripted:/…${'a'.repeat(18)}.jsonl`);
     expect(outsideText('Agent', typed, '/etc/passwd', [{ name: 'the store', path: '/s' }])).toBe(
-      'Agent: scripted:…/../../../../etc/passwd resolves to /etc/passwd, which is outside the folders stepbox reads files from (the store); choose a file with Choose… or give a path inside one of them',
+      'Agent: scripted:…/../../../../etc/passwd resolves to /etc/passwd, which is outside the folders stepbox reads files from (the store); pick the file with Choose… → Your folders to let stepbox read it, or give a path inside one of them',
     );
   });
 });

@@ -16,9 +16,10 @@ function sizeText(bytes: number): string {
 }
 
 /**
- * The start form's file picker: the folders of a bundled task or an opened project and the store, nothing else
- * (the server refuses any path outside them). A file (or, for the agent folder, a folder)
- * chosen here fills the field; the card then says the resolved path before the start.
+ * The start form's file picker: the folders of a bundled task or an opened project, the store, and
+ * the person's own folders (a file chosen there is granted for the field by the server, which
+ * reads nothing else outside the places). A file (or, for the agent folder, a folder) chosen
+ * here fills the field; the card then says the resolved path before the start.
  */
 export function FilePicker() {
   const stores = useStores();
@@ -47,8 +48,9 @@ export function FilePicker() {
   if (!field) return null;
   const p = stores.picker.getState();
   const e = stores.episodes.getState();
-  const choose = (name: string | null): void => {
-    const path = p.pathOf(name);
+  const choose = async (name: string | null): Promise<void> => {
+    // The store decides the path, and asks the server to grant one from the person's folders.
+    const path = await p.take(name);
     if (path === null) return;
     const current = field === 'agent' ? e.agent : field === 'model' ? e.model : e.agentDir;
     const value = pickedValue(field, current, path);
@@ -127,6 +129,16 @@ export function FilePicker() {
           >
             Store
           </button>
+          <button
+            type="button"
+            aria-pressed={root === 'host'}
+            className={root === 'host' ? 'primary' : ''}
+            data-testid="picker-root-host"
+            title="Any folder of yours, as Open… browses: the file you choose there is the one stepbox may read for this field"
+            onClick={() => void p.setRoot('host')}
+          >
+            Your folders
+          </button>
         </div>
         <div className="mono picker-path" data-testid="picker-path" title={listing?.absolute ?? ''}>
           {listing?.absolute ?? '…'}
@@ -168,11 +180,11 @@ export function FilePicker() {
                       : setSelected(en.name)
                   }
                   // A double click or Enter takes a file at once, as a system's open dialog does.
-                  onDoubleClick={() => (takes(en.type) ? choose(en.name) : undefined)}
+                  onDoubleClick={() => (takes(en.type) ? void choose(en.name) : undefined)}
                   onKeyDown={(ev) => {
                     if (ev.key !== 'Enter' || !takes(en.type)) return;
                     ev.preventDefault();
-                    choose(en.name);
+                    void choose(en.name);
                   }}
                 >
                   <span className="mono">
@@ -188,10 +200,11 @@ export function FilePicker() {
           </ul>
         ) : null}
         <WhySlot id="picker-list-why" />
-        <p className="muted">
-          Only a task’s folder, an opened project and the store can be chosen from. A path in a sample task’s
-          folder is kept relative to it, as the form resolves it. Enter or a double click takes a file; Esc
-          closes.
+        <p className="muted" data-testid="picker-words">
+          {root === 'host'
+            ? 'The file you choose here is the one stepbox may read for this field; nothing else in this folder is. '
+            : 'A path in a sample task’s folder is kept relative to it, as the form resolves it. '}
+          Enter or a double click takes a file; Esc closes.
         </p>
         {/* The way out last, after the words, the primary action first: as Save as case… and
             the fork settings have them. */}
@@ -202,7 +215,7 @@ export function FilePicker() {
               className="primary"
               data-testid="picker-use-folder"
               {...whyNot(!listing && 'The folder is still being listed.', undefined, 'picker-actions-why')}
-              onClick={() => choose(null)}
+              onClick={() => void choose(null)}
             >
               Use this folder
             </button>
@@ -217,7 +230,7 @@ export function FilePicker() {
                 selected === null ? 'Choose' : `Choose ${selected}`,
                 'picker-actions-why',
               )}
-              onClick={() => (selected === null ? undefined : choose(selected))}
+              onClick={() => (selected === null ? undefined : void choose(selected))}
             >
               Choose
             </button>

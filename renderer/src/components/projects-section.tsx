@@ -7,6 +7,7 @@ import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import { projectKindWords } from '../model/project-kind';
 import { WorldWarnings } from './world-warnings';
+import { selectProjectAgent } from '../stores/projects/projects-store';
 
 /**
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
@@ -38,6 +39,7 @@ export function ProjectsSection() {
   const dialog = useSlice('projects', (s) => s.dialog);
   const starting = useSlice('episodes', (s) => s.starting);
   const agent = useSlice('episodes', (s) => s.agent);
+  const agentOf = useSlice('episodes', (s) => s.agentOf);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const { roots } = usePathPlaces();
   const p = stores.projects.getState();
@@ -65,6 +67,8 @@ export function ProjectsSection() {
           const goal = goals[project.path] ?? '';
           const check = checks[project.path] ?? '';
           const needsGoal = project.kind === 'folder' && goal.trim() === '';
+          // The agent Start uses here, or why it cannot run here (the store's rule).
+          const agentHere = selectProjectAgent(project, agent, agentOf);
           const goalId = `project-goal-${encodeURIComponent(project.path)}`;
           const checkId = `project-check-${encodeURIComponent(project.path)}`;
           return (
@@ -160,12 +164,12 @@ export function ProjectsSection() {
               >
                 {/* A project never names an agent of its own (a sample task or a case may): "with the
                   task’s own agent" was promised here, and Start was refused for the lack of one. */}
-                {agent.trim() ? (
+                {agentHere.runs !== null ? (
                   <>
-                    with <code>{agent.trim()}</code>
+                    with <code>{agentHere.runs}</code>
                   </>
                 ) : (
-                  'no agent yet: type one in Agent, above'
+                  (agentHere.why ?? 'no agent yet: type one in Agent, above')
                 )}
               </span>{' '}
               <button

@@ -34,6 +34,7 @@ import {
   sameForAll,
   scriptPathOf,
   scriptPlaceProblem,
+  chosenPlaces,
   startFieldOf,
   taskFolderOf,
   type PathRoot,
@@ -297,6 +298,7 @@ export function EpisodeLibrary() {
   const model = useSlice('episodes', (s) => s.model);
   const agentDir = useSlice('episodes', (s) => s.agentDir);
   const { roots, common } = usePathPlaces();
+  const chosen = useSlice('picker', (s) => s.chosen);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
   const searched = query.trim();
   // An error that names a start-form field shows under that field; any other under the card clicked.
@@ -326,11 +328,17 @@ export function EpisodeLibrary() {
   const refusalOf = (taskPath: string): string | null => {
     if (common === null) return null;
     const folder = taskFolderOf(taskPath);
-    const field = runsOwnProgramSpec(agent) ? MODEL_FIELD : AGENT_FIELD;
+    const own = runsOwnProgramSpec(agent);
+    const field = own ? MODEL_FIELD : AGENT_FIELD;
+    // A file chosen with Choose… in the person's folders is read for its field (the server's grant).
+    const mine = [...common, ...chosenPlaces(own ? chosen.model : chosen.agent)];
     return (
-      scriptPlaceProblem(field, typed, folder, common) ??
+      scriptPlaceProblem(field, typed, folder, mine) ??
       (inSandbox && agentDir.trim()
-        ? placeProblem(AGENT_DIR_FIELD, agentDir, folder, placesFor(folder, common))
+        ? placeProblem(AGENT_DIR_FIELD, agentDir, folder, [
+            ...placesFor(folder, common),
+            ...chosenPlaces(chosen.agentDir),
+          ])
         : null)
     );
   };

@@ -12,6 +12,7 @@ import type {
 } from '../../../../shared/contract/models';
 import type { RequestOf } from '../../../../shared/contract/operations';
 import { errorText } from '../result';
+import { selectProjectAgent } from '../projects/projects-store';
 import { endText } from '../stepper/stepper-store';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
@@ -120,6 +121,13 @@ export interface EpisodesState {
   readonly model: string;
   /** A `sandbox:CMD` agent's folder (read-only at /opt/agent), as typed: relative to the task's folder. */
   readonly agentDir: string;
+  /**
+   * The start the agent fields hold the agent of, while its episode is on screen (a project's
+   * path or a task's id, and its name); null once typed or chosen anew. Another project's Start
+   * does not take them unseen: the Agent field showed the last script under every project card,
+   * and a Start there ran it (walk 11).
+   */
+  readonly agentOf: { readonly key: string; readonly name: string } | null;
 }
 
 /** A start that failed: who asked it (a task's or case's id, a project's path) and why, in words. */
@@ -337,6 +345,15 @@ export function createEpisodesStore(
       }
       return mayStop(next);
     };
+    /** After a start with the form's agent: the fields are that start's while its episode is shown. */
+    const started = (
+      of: { readonly key: string; readonly name: string },
+      branch: string | null,
+      request: RequestOf<'episode.start'>,
+    ): string | null => {
+      if (branch !== null && request.agent !== undefined) set({ agentOf: of });
+      return branch;
+    };
     const start = async (key: string, request: RequestOf<'episode.start'>): Promise<string | null> => {
       set({ starting: key, startFailed: null });
       // Read after any question: the episode may have ended while the person answered.
@@ -409,19 +426,22 @@ export function createEpisodesStore(
       agent: '',
       model: '',
       agentDir: '',
-      // A new agent spec makes the last start's error stale.
-      setAgent: (agent) => set(get().startFailed ? { agent, startFailed: null } : { agent }),
+      agentOf: null,
+      // A new agent spec makes the last start's error stale; typed or chosen, it is for the next start.
+      setAgent: (agent) =>
+        set(get().startFailed ? { agent, agentOf: null, startFailed: null } : { agent, agentOf: null }),
       dropStartFailure(key) {
         if (get().startFailed?.key === key) set({ startFailed: null });
       },
-      setModel: (model) => set({ model }),
-      setAgentDir: (agentDir) => set({ agentDir }),
+      setModel: (model) => set({ model, agentOf: null }),
+      setAgentDir: (agentDir) => set({ agentDir, agentOf: null }),
       follow(episode) {
         // Null while a branch loads: the episode it belongs to is not known yet.
         if (episode === null || episode === shown) return;
         shown = episode;
         const s = get();
-        if (s.agent || s.model || s.agentDir) set({ agent: '', model: '', agentDir: '' });
+        if (s.agent || s.model || s.agentDir || s.agentOf)
+          set({ agent: '', model: '', agentDir: '', agentOf: null });
       },
       showBranch(branch) {
         const active = get().activeCase;
@@ -474,9 +494,15 @@ export function createEpisodesStore(
       async startTask(task) {
         const request = startRequest({ kind: 'sample', id: task.id }, get().agent.trim() || undefined);
         if (!(await mayStart(task.id, task.name, request))) return null;
-        return start(task.id, request);
+        return started({ key: task.id, name: task.name }, await start(task.id, request), request);
       },
       async startProject(project, goal, check = '') {
+        // The agent fields hold another start's agent: refused under Agent, not run here unseen.
+        const { refusal } = selectProjectAgent(project, get().agent, get().agentOf);
+        if (refusal !== null) {
+          set({ startFailed: { key: project.path, text: refusal } });
+          return null;
+        }
         const bare = project.kind === 'folder';
         const request = startRequest(
           { kind: 'project', path: project.path },
@@ -486,7 +512,11 @@ export function createEpisodesStore(
           bare ? check.trim() || undefined : undefined,
         );
         if (!(await mayStart(project.path, project.name, request))) return null;
-        return start(project.path, request);
+        return started(
+          { key: project.path, name: project.name },
+          await start(project.path, request),
+          request,
+        );
       },
       async openCase(c, variant = 'broken', options = {}) {
         const request = startRequest(

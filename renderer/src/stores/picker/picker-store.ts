@@ -7,8 +7,14 @@ import { errorText } from '../result';
 /** The start-form field a pick fills: the agent (a script or a program), its model's script, a sandbox agent's folder. */
 export type PickField = 'agent' | 'model' | 'agentDir';
 
-/** Where the picker looks: a bundled task's folder (where form paths resolve) or the store. */
-export type PickRoot = 'task' | 'store';
+/**
+ * Where the picker looks: a bundled task's folder (where form paths resolve), the store, or the
+ * person's own folders (`host`: any folder, as Open… browses; a file chosen there is granted).
+ */
+export type PickRoot = 'task' | 'store' | 'host';
+
+/** The files chosen in the person's folders, per field: the server reads each for that field alone. */
+export type ChosenFiles = Readonly<Record<PickField, readonly string[]>>;
 
 /** A folder's listing as the server gave it. */
 export type PickListing = ResponseOf<'files.list'>;
@@ -26,6 +32,8 @@ export interface PickerState {
   readonly listing: PickListing | null;
   readonly loading: boolean;
   readonly error: string | null;
+  /** What the server granted from picks in the person's folders (the start form's card says them readable). */
+  readonly chosen: ChosenFiles;
 }
 
 /** What the picker does. */
@@ -42,6 +50,11 @@ export interface PickerActions {
    * task's folder (where the form resolves paths), absolute in the store. Null when nothing is listed.
    */
   pathOf(name: string | null): string | null;
+  /**
+   * Takes `name` (null: the folder listed) for the field: its path, granted by the server first
+   * when it is in the person's folders (`files.choose`); null, with the error shown, when refused.
+   */
+  take(name: string | null): Promise<string | null>;
 }
 
 /** The picker slice. */
@@ -72,6 +85,7 @@ export function createPickerStore(client: StepboxClient): PickerStore {
       listing: null,
       loading: false,
       error: null,
+      chosen: { agent: [], model: [], agentDir: [] },
       async open(field, task) {
         set({ field, root: 'task', task: task ?? get().task, listing: null, error: null });
         await list('');
@@ -96,8 +110,21 @@ export function createPickerStore(client: StepboxClient): PickerStore {
         // The store's and a project's files are said whole: a path relative to that folder
         // would resolve against the folder of whatever task is started instead.
         const { root, task } = get();
-        if (root === 'store' || (task !== null && isProject(task))) return resolveIn(l.root, rel);
+        if (root !== 'task' || (task !== null && isProject(task))) return resolveIn(l.root, rel);
         return rel === '' ? '.' : rel;
+      },
+      async take(name) {
+        const { field, root, chosen } = get();
+        const path = get().pathOf(name);
+        if (path === null || field === null || root !== 'host') return path;
+        const res = await client.files.choose({ field: field === 'agentDir' ? 'agent_dir' : field, path });
+        if (!res.ok) {
+          set({ error: errorText(res) });
+          return null;
+        }
+        const mine = chosen[field].filter((p) => p !== res.value.path);
+        set({ chosen: { ...chosen, [field]: [...mine, res.value.path] } });
+        return res.value.path;
       },
     };
   });

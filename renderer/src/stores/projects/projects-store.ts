@@ -1,6 +1,7 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { Project } from '../../../../shared/contract/models';
+import { AGENT_FIELD } from '../../../../shared/start-paths';
 import { errorText } from '../result';
 import { safeStorage } from '../../model/safe-storage';
 import { loadProjectDrafts, saveProjectDrafts } from './project-drafts-memory';
@@ -143,4 +144,29 @@ export function createProjectsStore(
       return true;
     },
   }));
+}
+
+/**
+ * What a project's card says of the Agent field's agent: `runs` with it, or `why` it does not
+ * (the fields hold another start's agent while its episode is on screen; the oracle on a project
+ * without solution/solve.sh, which the start refuses), or neither when no agent is typed.
+ * `refusal`: what its Start says under Agent instead of running another start's agent. The card
+ * said "with oracle", or the last project's script, under every project.
+ */
+export function selectProjectAgent(
+  project: Project,
+  agent: string,
+  agentOf: { readonly key: string; readonly name: string } | null = null,
+): { readonly runs: string | null; readonly why: string | null; readonly refusal: string | null } {
+  const spec = agent.trim();
+  if (!spec) return { runs: null, why: null, refusal: null };
+  if (agentOf !== null && agentOf.key !== project.path)
+    return {
+      runs: null,
+      why: `no agent yet: Agent holds ${agentOf.name}’s; type or choose one`,
+      refusal: `${AGENT_FIELD}: it holds the agent ${agentOf.name} started with; type or choose the one for ${project.name} (nothing carries from one project to another)`,
+    };
+  if (spec === 'oracle' && project.oracle === false)
+    return { runs: null, why: 'not with oracle: it has no solution/solve.sh to run', refusal: null };
+  return { runs: spec, why: null, refusal: null };
 }
