@@ -75,6 +75,8 @@ export interface SampleEpisodeOptions {
   readonly end?: Omit<EndFields, 'step'> | null;
   /** `created` of the header (default now). */
   readonly created?: number;
+  /** More fields of the header's task (its `verifier`, say); none by default. */
+  readonly taskFields?: Record<string, unknown>;
 }
 
 /** What a sample episode wrote. */
@@ -347,14 +349,16 @@ export async function writeSampleEpisode(
   options: SampleEpisodeOptions = {},
 ): Promise<SampleEpisode> {
   const script = options.script ?? defaultScript(options.steps ?? 3);
-  const { episode, branch, writer } = store.createEpisode(
-    sampleHeaderFields(
-      options.task ?? 'sample-task',
-      options.agent ?? 'scripted:agent.jsonl',
-      options.created ?? Date.now(),
-      options.recipe,
-    ),
+  const fields = sampleHeaderFields(
+    options.task ?? 'sample-task',
+    options.agent ?? 'scripted:agent.jsonl',
+    options.created ?? Date.now(),
+    options.recipe,
   );
+  const { episode, branch, writer } = store.createEpisode({
+    ...fields,
+    task: { ...fields.task, ...(options.taskFields ?? {}) },
+  });
   const snaps = store.snapshots(episode);
   const workspace: Record<string, string> = { 'README.md': '# sample\n' };
   const manifests: string[] = [];
