@@ -14,6 +14,7 @@ const END_REASONS: Record<string, string> = {
   script_exhausted: 'the agent script ran out',
   sandbox_lost: 'the sandbox died',
   stopped: 'a person stopped it',
+  input_ended: 'its input ended, with no one left to answer',
   episode_timeout: 'the episode ran out of time',
   agent_exit: 'the agent program exited with an error',
   model_error: 'the model endpoint kept failing',
