@@ -1,5 +1,7 @@
 import { countOf } from './count-of.js';
 import type { VerifierResult } from './trace-events.js';
+import type { TaskCheck } from './task-check.js';
+import { oneLine } from './step-summary.js';
 
 /**
  * Why an episode ended, in people's words: the one table the window, the shared HTML file and a
@@ -12,6 +14,7 @@ const END_REASONS: Record<string, string> = {
   script_exhausted: 'the agent script ran out',
   sandbox_lost: 'the sandbox died',
   stopped: 'a person stopped it',
+  input_ended: 'its input ended, with no one left to answer',
   episode_timeout: 'the episode ran out of time',
   agent_exit: 'the agent program exited with an error',
   model_error: 'the model endpoint kept failing',
@@ -70,14 +73,29 @@ export function verifierWords(v: VerifierResult): string {
   return `verifier exit ${v.exit_code}`;
 }
 
+/** Why an episode's check did not run, by its status (a verifier runs only once the agent finished). */
+const CHECK_NOT_RUN: Record<string, string> = {
+  interrupted: 'the episode was interrupted',
+  error: 'the episode ended in an error',
+  timeout: 'the episode ran out of time',
+  running: 'the episode has not ended',
+};
+
 /**
  * The verifier's verdict as every view says it (the window's end line, the shared file, `stepbox
  * show`): `verifier passed (exit 0), reward 1.00 from /logs/verifier/reward.txt` when it wrote a
  * reward, `verifier failed (exit 1)` when its exit code decided, `verifier gave no verdict: WHY`
- * when it could not, `no verifier` when none ran. `show` printed "verifier passed (exit 0)" where
- * the window said the reward and its file.
+ * when it could not. When none ran, `ended` (the branch's status and its task's check, read by
+ * shared/task-check.ts) says whether the task has one: `check \`CMD\` did not run: the episode was
+ * interrupted`, else `no verifier` (show said "no verifier" of an interrupted task that had one).
+ * `show` printed "verifier passed (exit 0)" where the window said the reward and its file.
  */
-export function verdictWords(v: VerifierResult | null | undefined): string {
+export function verdictWords(
+  v: VerifierResult | null | undefined,
+  ended?: { readonly status: string; readonly check: TaskCheck | null | undefined },
+): string {
+  if (!v && ended?.check)
+    return `check \`${oneLine(ended.check.command, 120)}\` did not run: ${CHECK_NOT_RUN[ended.status] ?? 'it was not run'}`;
   if (!v) return 'no verifier';
   if (v.error) return `verifier gave no verdict: ${v.error.message}`;
   const exit = v.exit_code === null ? 'no exit code' : `exit ${v.exit_code}`;

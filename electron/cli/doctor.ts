@@ -1,5 +1,4 @@
 import { parseArgs } from 'node:util';
-import { formatBytes } from '../../shared/format-bytes.js';
 import { runDoctor } from '../engine/doctor.js';
 import { openEngine } from '../engine/open-engine.js';
 import { stepboxHome } from '../engine/trace/episode-store.js';
@@ -64,7 +63,7 @@ export const command: CliCommand = {
         );
         lastFix = c.fix;
       }
-      io.stdout.write(`store: ${formatBytes(report.store.bytes)} in ${report.store.path}\n`);
+      // The store's use and place are its check's line (`ok  store  0 B in …`): not said again.
       io.stdout.write(report.ok ? 'stepbox is ready: a sandbox can start now.\n' : '');
     }
     if (!report.ok) {

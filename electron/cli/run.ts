@@ -50,7 +50,9 @@ Agents (--agent):
   replay:EPISODE    the model outputs recorded in an episode
   openai:MODEL@URL  an OpenAI-compatible endpoint (@URL, --base-url or OPENAI_BASE_URL;
                     key from OPENAI_API_KEY, never recorded; for Ollama any dummy key works)
-  manual            you type each assistant message (JSON) at the prompt
+  manual            you type each assistant message (JSON) at the prompt; the end of
+                    input (Ctrl+D, a closed stdin) stops the episode: its trace closes
+                    as interrupted (end_reason input_ended), exit 1
   exec:CMD          your own agent program, run as sh -c CMD in the task's folder with
                     OPENAI_BASE_URL and STEPBOX_MCP_URL pointing at this episode (README:
                     "Bring your own agent"); --model says what answers its model calls
@@ -285,7 +287,7 @@ export async function drive(
   const needsInput = options.step || manualAgentOf(c.currentAgent()) !== null;
   const reader = needsInput ? new LineReader(io) : null;
   try {
-    if (reader) promptManualAgent(c, reader);
+    if (reader) promptManualAgent(c, io, reader);
     if (options.step && reader) await stepRepl(c, io, reader);
     else {
       while (!c.ended()) {

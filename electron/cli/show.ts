@@ -4,6 +4,7 @@ import { branchTimeline, type TimelineStep } from '../engine/trace/branch-timeli
 import { endDetail } from '../engine/trace/branch-outcome.js';
 import { verdictWords, verifierOutputTail } from '../../shared/end-words.js';
 import { terminalSafe } from '../../shared/terminal-text.js';
+import { taskCheckOf } from '../../shared/task-check.js';
 import { formatDuration } from '../../shared/format-duration.js';
 import { discountedReturnText, finalRewardText, stepsText } from '../../shared/format-outcome.js';
 import { oneLine, oneLineJson, outcomeText } from '../../shared/step-summary.js';
@@ -29,7 +30,8 @@ Options:
   --json   print {episode, branch, parent, fork_step, task, agent, agent_version (the version
            of the recipe that ran it, or null), status, end_reason, end_detail
            (what the fatal error that ended it said, or null), verifier, verdict (the verifier's
-           verdict in the window's words, or null while running),
+           verdict in the window's words; when none ran, the task's check and why it did not
+           run, or "no verifier"; null while running),
            return, gamma (the return's discount), final_reward, steps_done, unfinished (steps
            begun and not finished), steps: [{step, branch, action, kind, calls, results (each with
            the stdout, stderr and error the agent saw, and exec_header: what the header an
@@ -144,6 +146,10 @@ export const command: CliCommand = {
       t.end,
       t.steps.flatMap((s) => s.errors),
     );
+    // An end without a verifier's result says whether its task has a check, and why it did not run.
+    const verdict = t.end
+      ? verdictWords(t.end.verifier, { status: t.end.status, check: taskCheckOf(t.header.task) })
+      : null;
     if (values.json) {
       printJson(io, {
         episode: branch.episode,
@@ -157,7 +163,7 @@ export const command: CliCommand = {
         end_reason: t.end?.end_reason ?? null,
         end_detail: detail,
         verifier: t.end?.verifier ?? null,
-        verdict: t.end ? verdictWords(t.end.verifier) : null,
+        verdict: verdict,
         return: row?.return ?? null,
         gamma: row?.gamma ?? null,
         final_reward: row?.final_reward ?? null,
@@ -219,7 +225,7 @@ export const command: CliCommand = {
     );
     print(
       io,
-      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  ${t.end ? `${verdictWords(v)}  ` : ''}${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,
+      `status ${status}${t.end ? ` (${t.end.end_reason})` : ''}  ${verdict === null ? '' : `${verdict}  `}${discountedReturnText(row?.return ?? null, row?.gamma)}  ${finalRewardText(row?.final_reward ?? null)}  ${row ? stepsText(row.steps, row.unfinished, status === 'running') : countOf(decisions, 'step')}`,
     );
     if (detail !== null) print(io, `ended by ${t.end?.end_reason ?? 'an error'}: ${detail}`);
     // What the verifier printed (its last lines), as the window's and the shared file's Details have it.

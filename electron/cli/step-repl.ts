@@ -24,7 +24,7 @@ const HELP_TEXT = `Between steps:
   r N              roll back to step N (continuing then forks a branch)
   t                stop before each tool runs: on/off
   a                stop before each answer reaches the agent: on/off
-  q                stop the episode (the trace closes as interrupted)
+  q                stop the episode (the trace closes as interrupted); so does the end of input
 At a stop inside a step (the agent's decided action is shown):
   Enter | run      run it as decided (or as edited)
   edit [CALL] JSON        new arguments for a call, e.g. edit {"command": "ls -la"}
@@ -52,7 +52,7 @@ export async function stepRepl(c: EpisodeRunner, io: CliIo, reader: LineReader):
         : `[step ${c.currentStep()}] ${STEP_KEYS}> `,
     );
     if (line === null) {
-      await c.stop();
+      await stopAtEndOfInput(c, io);
       break;
     }
     const cmd = line.trim();
@@ -169,19 +169,35 @@ export class LineReader {
   }
 }
 
+/** The end reason of an episode stopped because the person's input (stdin) ended. */
+export const INPUT_ENDED = 'input_ended';
+
+/**
+ * End of input stops the episode, as it ends `stepbox sandbox shell` (a Ctrl+D there, bash's
+ * end of input): no one is left to answer, so waiting would be forever. The trace keeps every
+ * step so far and closes `interrupted` (end_reason input_ended), which `stepbox resume` continues.
+ */
+export function stopAtEndOfInput(c: EpisodeRunner, io: CliIo): Promise<unknown> {
+  io.stderr.write(
+    `\nstepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step ${c.currentStep() + 1}; its trace keeps the steps so far and closes as interrupted (${INPUT_ENDED})\n`,
+  );
+  return c.stop(INPUT_ENDED);
+}
+
 /**
  * Lets a person be the `manual` agent at the terminal: each decision asks for one
  * assistant message — a JSON tool call such as {"name": "execute_shell", "arguments":
  * {"command": "ls"}}, or plain text as the final answer. End of input stops the episode.
  */
-export function promptManualAgent(c: EpisodeRunner, reader: LineReader): void {
+export function promptManualAgent(c: EpisodeRunner, io: CliIo, reader: LineReader): void {
   const agent = manualAgentOf(c.currentAgent());
   if (!agent) return;
   agent.onWaiting((step) => {
     void reader
       .ask(`step ${step} — tool call as JSON {"name": ..., "arguments": {...}}, or a final answer: `)
       .then((line) => {
-        if (line === null) void c.stop();
+        // The run waiting on this decision ends with the stop and says its failure, if any.
+        if (line === null) stopAtEndOfInput(c, io).catch(() => undefined);
         else agent.provide({ content: line });
       });
   });

@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { stepRewardParts } from '../../shared/rewards.js';
 import { cutLongTexts } from '../../shared/long-text.js';
 import { DEFAULT_TOOLS } from '../../shared/task.js';
-import { taskCheckOf } from './task-check.js';
+import { taskCheckOf } from '../../shared/task-check.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { EndEvent, HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
 import { oneLine } from '../../shared/step-summary.js';

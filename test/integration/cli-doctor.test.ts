@@ -66,6 +66,10 @@ describe('stepbox doctor', () => {
       expect(run.code).toBe(3);
       expect(run.stdout).toMatch(/FAIL\s+docker\s+Docker is unreachable .*no answer within 3 s/);
       expect(run.stdout).toMatch(/fix: start the engine at DOCKER_HOST=/);
+      // The store is said once, by its check (npm start printed a second "store: 0 B in …" line).
+      expect(run.stdout.split('\n').filter((line) => line.includes(home))).toEqual([
+        expect.stringMatching(/^ok\s+store\s+12\.1 KiB in /),
+      ]);
       expect(run.stderr).toMatch(/docker.*failed/);
       expect(run.durationMs).toBeLessThan(10_000);
     });

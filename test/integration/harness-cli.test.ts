@@ -81,6 +81,39 @@ describe('stepbox run / fork / open / replay on Docker', () => {
     expect(run.stderr).toContain('injected user: hello');
   });
 
+  it('a manual agent whose input ends stops the episode: it exits, says why and keeps the trace', async () => {
+    // One decision, then stdin closes: the run printed the prompt twice and waited until killed.
+    const call = JSON.stringify({ name: 'execute_shell', arguments: { command: 'echo kept > kept.txt' } });
+    const run = await runCli(['run', 'resources/tasks/hello-python', '--agent', 'manual', '--json'], {
+      env: { STEPBOX_HOME: env.home },
+      timeoutMs: 60_000,
+      input: `${call}\n`,
+    });
+    expect(run.signal, run.stderr).toBeNull();
+    expect(run.code, run.stderr).toBe(1);
+    expect(run.stderr.match(/step \d+ — tool call as JSON/g)).toEqual([
+      'step 1 — tool call as JSON',
+      'step 2 — tool call as JSON',
+    ]);
+    expect(run.stderr).toContain(
+      'input ended (stdin closed), so no one is left to answer: the episode stops before step 2; its trace keeps the steps so far and closes as interrupted (input_ended)',
+    );
+    const summary = JSON.parse(run.stdout);
+    expect(summary).toMatchObject({
+      status: 'interrupted',
+      end_reason: 'input_ended',
+      steps: 1,
+      verifier: null,
+    });
+    // The trace is whole: step 1's call and result, then its end.
+    const show = await cli(['show', summary.branch, '--json']);
+    expect(show.code, show.stderr).toBe(0);
+    const shown = JSON.parse(show.stdout);
+    expect(shown).toMatchObject({ status: 'interrupted', end_reason: 'input_ended', steps_done: 1 });
+    expect(shown.steps.map((s: { step: number }) => s.step)).toEqual([1]);
+    expect(shown.steps[0].results[0]).toMatchObject({ name: 'execute_shell', exit_code: 0 });
+  });
+
   it('exit 2 with the line named for a broken script; exit 2 for a bad task', async () => {
     const bad = await cli(['run', TASK, '--agent', 'scripted:package.json']);
     expect(bad.code).toBe(2);

@@ -77,6 +77,8 @@ export interface SampleEpisodeOptions {
   readonly created?: number;
   /** More header fields, as a recorded (untrusted) header may hold them. */
   readonly headerExtra?: Record<string, unknown>;
+  /** More fields of the header's task (its `verifier`, say); none by default. */
+  readonly taskFields?: Record<string, unknown>;
 }
 
 /** What a sample episode wrote. */
@@ -349,13 +351,15 @@ export async function writeSampleEpisode(
   options: SampleEpisodeOptions = {},
 ): Promise<SampleEpisode> {
   const script = options.script ?? defaultScript(options.steps ?? 3);
+  const fields = sampleHeaderFields(
+    options.task ?? 'sample-task',
+    options.agent ?? 'scripted:agent.jsonl',
+    options.created ?? Date.now(),
+    options.recipe,
+  );
   const { episode, branch, writer } = store.createEpisode({
-    ...sampleHeaderFields(
-      options.task ?? 'sample-task',
-      options.agent ?? 'scripted:agent.jsonl',
-      options.created ?? Date.now(),
-      options.recipe,
-    ),
+    ...fields,
+    task: { ...fields.task, ...(options.taskFields ?? {}) },
     ...options.headerExtra,
   });
   const snaps = store.snapshots(episode);

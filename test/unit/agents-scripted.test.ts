@@ -144,6 +144,19 @@ describe('agent specs and the scripted agent', () => {
     expect((await decision).raw).toBe('final words');
   });
 
+  it('the manual agent asked after its stop neither waits nor asks: the stop was before the wait', async () => {
+    const agent = new ManualAgent();
+    const asked: number[] = [];
+    agent.onWaiting((step) => asked.push(step));
+    const stopped = new AbortController();
+    stopped.abort();
+    await expect(agent.decide({ ...input, signal: stopped.signal })).rejects.toThrow(
+      'the manual agent was stopped while waiting for input',
+    );
+    expect(asked).toEqual([]);
+    expect(agent.waiting()).toBe(false);
+  });
+
   it("a release ends the manual agent's wait without a decision; the next wait takes one", async () => {
     const agent = new ManualAgent();
     const waiting = new Promise<number>((r) => agent.onWaiting(r));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { taskCheckOf } from '../../electron/services/task-check.js';
+import { taskCheckOf } from '../../shared/task-check.js';
 
 describe("a recorded task's check, for step 0 in the window", () => {
   it('says the command and the files only the verifier sees, by name', () => {

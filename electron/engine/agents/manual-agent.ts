@@ -77,6 +77,8 @@ export class ManualAgent implements Agent {
   }
 
   async decide(input: DecideInput): Promise<Decision> {
+    // An abort listener added to a signal already aborted never fires: the wait would be forever.
+    if (input.signal?.aborted) throw stoppedWaiting();
     const queued = this.queue.shift();
     if (!queued && this.releasePending) {
       this.releasePending = false;
@@ -95,7 +97,7 @@ export class ManualAgent implements Agent {
         input.signal?.addEventListener('abort', () => {
           this.waiter = null;
           this.releaser = null;
-          reject(new AgentFailure('stopped', 'the manual agent was stopped while waiting for input'));
+          reject(stoppedWaiting());
         });
       }));
     const normalized = { content: message.content ?? null, tool_calls: message.tool_calls };
@@ -106,4 +108,8 @@ export class ManualAgent implements Agent {
   describe(): Record<string, unknown> {
     return {};
   }
+}
+
+function stoppedWaiting(): AgentFailure {
+  return new AgentFailure('stopped', 'the manual agent was stopped while waiting for input');
 }

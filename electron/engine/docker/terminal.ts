@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
-import { DEFAULT_WORKDIR, SANDBOX_UID } from '../../../shared/constants.js';
+import { DEFAULT_WORKDIR, SANDBOX_ENV, SANDBOX_UID } from '../../../shared/constants.js';
 import { shellQuote } from '../tools/shell-quote.js';
 import type { Duplex } from 'node:stream';
 import type Docker from 'dockerode';
@@ -261,8 +261,12 @@ export interface Terminal {
   close(): Promise<void>;
 }
 
-/** The person's prompt: `agent@sandbox:/workspace$ `. */
-const PROMPT = '\\u@\\h:\\w\\$ ';
+/**
+ * The person's prompt: `agent@sandbox:/workspace$ `. The name is $USER (the container's
+ * SANDBOX_ENV), not bash's \\u: that asks getpwuid, and an image without a passwd entry for
+ * the agent's uid (busybox) made it `I have no name!@sandbox:/app$`.
+ */
+const PROMPT = `\${USER:-${SANDBOX_ENV.USER}}@\\h:\\w\\$ `;
 
 /**
  * Variables the C library drops from a secure exec's environment (the sealed shell's: see

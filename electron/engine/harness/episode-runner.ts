@@ -94,6 +94,8 @@ export class EpisodeRunner implements EpisodeController {
   private bps: Breakpoint[];
   private pauseRequested = false;
   private stopRequested = false;
+  /** The stop under way: a second stop, or a run asked meanwhile, waits for this one. */
+  private stopping: Promise<EndEvent> | null = null;
   private abort = new AbortController();
   private inFlight: Promise<unknown> | null = null;
   private readonly stateListeners = new Listeners<[ControllerState, StopReason | undefined]>();
@@ -254,6 +256,12 @@ export class EpisodeRunner implements EpisodeController {
 
   private async drive(continuous: boolean): Promise<StopReason> {
     if (this.endEvent) return { kind: 'ended', message: `the episode ended: ${this.endEvent.status}` };
+    // Stopping: no new step begins (a manual agent asked again hung the CLI, the stop's abort
+    // already spent); the run ends with the stop.
+    if (this.stopping) {
+      const end = await this.stopping;
+      return { kind: 'ended', message: `the episode ended: ${end.status}` };
+    }
     if (this.status === 'running')
       throw new HarnessError('busy', 'the episode is already running; pause it first');
     this.pauseRequested = false;
@@ -539,8 +547,13 @@ export class EpisodeRunner implements EpisodeController {
   }
 
   /** Stops the branch; `endReason` says why (default `stopped`; a rejected candidate says so). */
-  async stop(endReason = 'stopped'): Promise<EndEvent> {
-    if (this.endEvent) return this.endEvent;
+  stop(endReason = 'stopped'): Promise<EndEvent> {
+    if (this.endEvent) return Promise.resolve(this.endEvent);
+    this.stopping ??= this.stopNow(endReason);
+    return this.stopping;
+  }
+
+  private async stopNow(endReason: string): Promise<EndEvent> {
     this.stopRequested = true;
     this.abort.abort();
     // A step held at a stop inside it never runs: its answer is not delivered (an exec agent is told the episode ended).
@@ -671,6 +684,7 @@ export class EpisodeRunner implements EpisodeController {
     this.listenToAgent();
     if (rewound.wasEnded) {
       this.stopRequested = false;
+      this.stopping = null;
       this.abort = new AbortController();
     }
     // The branch that goes on is made now, as a reopen's is: paused at the step, before any step.

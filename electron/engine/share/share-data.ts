@@ -4,6 +4,7 @@ import { branchOutcome } from '../trace/branch-outcome.js';
 import type { Flag } from '../../../shared/qa/flag.js';
 import { ruleLabel } from '../../../shared/qa/rule-label.js';
 import { endText, verdictWords, verifierOutputTail } from '../../../shared/end-words.js';
+import { taskCheckOf } from '../../../shared/task-check.js';
 import { formatDuration } from '../../../shared/format-duration.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
 import { summarizeSteps, type StepSummary } from '../../../shared/step-summary.js';
@@ -414,7 +415,11 @@ export async function shareData(
             end_reason: end.end_reason,
             words: endText(end.status, end.end_reason, end.verifier?.success ?? null),
             verifier_exit: end.verifier?.exit_code ?? null,
-            verdict: verdictWords(end.verifier),
+            // A check that did not run is named: the task's command, redacted as the goal is.
+            verdict: redactValue(
+              verdictWords(end.verifier, { status: end.status, check: taskCheckOf(header.task) }),
+              redaction,
+            ),
             final_reward: outcome.final_reward,
             // Its last lines, and a last line of megabytes cut: the sandbox's program printed it.
             verifier_output: cutLongTexts(redactValue(verifierOutputTail(end.verifier), redaction)).value,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { EpisodeView } from '../../shared/contract/models.js';
-import { DEFAULT_VERIFIER_FILES_DIR } from '../../shared/task.js';
+import type { EpisodeView } from './contract/models.js';
+import { DEFAULT_VERIFIER_FILES_DIR } from './task.js';
 
 // A trace's header is recorded input (untrusted): read field by field, never trusted to be a Task.
 const RecordedCheck = z.object({
@@ -13,6 +13,9 @@ const RecordedCheck = z.object({
     .nullable()
     .optional(),
 });
+
+/** What decides a recorded task's outcome: its verifier's command and the files only it sees, by name. */
+export type TaskCheck = NonNullable<EpisodeView['check']>;
 
 /**
  * What decides a recorded task's outcome (its verifier: command, and the files only it sees by
