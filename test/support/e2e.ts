@@ -2112,6 +2112,24 @@ export class LayoutObject {
       return most;
     }, word);
   }
+  /**
+   * How many of a text field's lines a person sees: its line slots (its line-height apart, inside
+   * its padding) whose middle a hit at the field's centre column lands on the field itself, not a
+   * row pinned over it or a pane's edge.
+   */
+  async shownLines(locator: Locator): Promise<number> {
+    return locator.evaluate((el) => {
+      const style = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      const line = parseFloat(style.lineHeight);
+      const top = r.top + el.clientTop + parseFloat(style.paddingTop);
+      const bottom = r.top + el.clientTop + el.clientHeight - parseFloat(style.paddingBottom);
+      const x = r.left + r.width / 2;
+      let shown = 0;
+      for (let y = top + line / 2; y < bottom; y += line) if (document.elementFromPoint(x, y) === el) shown++;
+      return shown;
+    });
+  }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {
     return locator.evaluate((el) => {
