@@ -88,7 +88,7 @@ describe('web mode: walk 11 at 1024×700', () => {
     await app.page.close();
   }, 300_000);
 
-  it('a call’s duration never breaks between its value and its unit, at any window width', async () => {
+  it('a call’s duration and size never break between value and unit, at any window width', async () => {
     const app = await web.open(SMALL);
     const layout = new LayoutObject(app.page);
     await startHello(app);
@@ -103,7 +103,8 @@ describe('web mode: walk 11 at 1024×700', () => {
     const broken: string[] = [];
     for (let width = 1024; width <= 1400; width += 2) {
       await app.resize({ width, height: 700 });
-      if ((await layout.lines(duration)) > 1) broken.push(`${width}: ${await duration.innerText()}`);
+      for (const fact of [duration, app.inspector.bytes])
+        if ((await layout.lines(fact)) > 1) broken.push(`${width}: ${await fact.innerText()}`);
     }
     expect(broken).toEqual([]);
     for (const size of [SMALL, LARGE]) await app.screenshot(`walk11-duration-${await app.resize(size)}`);

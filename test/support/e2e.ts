@@ -1361,6 +1361,10 @@ export class InspectorPanel extends PanelObject {
   get duration(): Locator {
     return this.root.getByTestId('inspector-facts').locator('dt:text-is("duration") + dd');
   }
+  /** The size the Call tab's facts say (`30 B`). */
+  get bytes(): Locator {
+    return this.root.getByTestId('inspector-facts').locator('dt:text-is("bytes") + dd');
+  }
   /** What a person changed before the step ran, beside what the agent had decided. */
   get edit(): Locator {
     return this.root.getByTestId('inspector-edit');
