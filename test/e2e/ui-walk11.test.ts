@@ -12,11 +12,12 @@ import { LayoutObject, servedApp, until, type AppPage } from '../support/e2e';
 const SMALL = { width: 1024, height: 700 } as const;
 const LARGE = { width: 1920, height: 1080 } as const;
 
-/** Starts hello-python (its bundled scripted agent) and waits for its branch, at rest. */
-async function startHello(app: AppPage): Promise<void> {
+/** Starts hello-python (its bundled scripted agent) and takes `steps` steps, at rest after each. */
+async function startHello(app: AppPage, steps = 0): Promise<void> {
   await app.library.startTask('hello-python');
   await app.stepper.waitForBranch(90_000);
   await app.settled({ timeoutMs: 90_000 });
+  for (let s = 1; s <= steps; s++) await app.stepTo(s);
 }
 
 describe('web mode: walk 11 at 1024×700', () => {
@@ -60,9 +61,7 @@ describe('web mode: walk 11 at 1024×700', () => {
   it('after a rollback, Roll back and Fork are on screen beside its notice', async () => {
     const app = await web.open(SMALL);
     const layout = new LayoutObject(app.page);
-    await startHello(app);
-    await app.stepTo(1);
-    await app.stepTo(2);
+    await startHello(app, 2);
     // The lower panes a little shorter than they open: Replay's rows of buttons, its notice and
     // "What if…" no longer fit the room the terminal left it (the walk's pane scrolled too, its
     // scrollbar taking the width "Fork settings…" needed: four rows).
@@ -91,9 +90,7 @@ describe('web mode: walk 11 at 1024×700', () => {
   it('a call’s duration and size never break between value and unit, at any window width', async () => {
     const app = await web.open(SMALL);
     const layout = new LayoutObject(app.page);
-    await startHello(app);
-    await app.stepTo(1);
-    await app.stepTo(2);
+    await startHello(app, 2);
     await app.timeline.select(2);
     await app.inspector.waitForStep(2);
     await app.inspector.tab('call');
