@@ -163,6 +163,11 @@ describe('web mode: walk 11 at 1024×700', () => {
       /Open…\s+Tab\s+in the path: fill in what the matches share/i,
     );
     await app.screenshot('walk11-key-sheet-1920x1080');
+    await app.resize(SMALL);
+    expect(await new LayoutObject(app.page).readable(app.keySheet.getByText('Tab', { exact: true }))).toBe(
+      true,
+    );
+    await app.screenshot('walk11-key-sheet-1024x700');
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 120_000);
