@@ -1367,6 +1367,10 @@ export class InspectorPanel extends PanelObject {
   get duration(): Locator {
     return this.root.getByTestId('inspector-facts').locator('dt:text-is("duration") + dd');
   }
+  /** The size the Call tab's facts say (`30 B`). */
+  get bytes(): Locator {
+    return this.root.getByTestId('inspector-facts').locator('dt:text-is("bytes") + dd');
+  }
   /** What a person changed before the step ran, beside what the agent had decided. */
   get edit(): Locator {
     return this.root.getByTestId('inspector-edit');
@@ -2121,6 +2125,24 @@ export class LayoutObject {
       }
       return most;
     }, word);
+  }
+  /**
+   * How many of a text field's lines a person sees: its line slots (its line-height apart, inside
+   * its padding) whose middle a hit at the field's centre column lands on the field itself, not a
+   * row pinned over it or a pane's edge.
+   */
+  async shownLines(locator: Locator): Promise<number> {
+    return locator.evaluate((el) => {
+      const style = getComputedStyle(el);
+      const r = el.getBoundingClientRect();
+      const line = parseFloat(style.lineHeight);
+      const top = r.top + el.clientTop + parseFloat(style.paddingTop);
+      const bottom = r.top + el.clientTop + el.clientHeight - parseFloat(style.paddingBottom);
+      const x = r.left + r.width / 2;
+      let shown = 0;
+      for (let y = top + line / 2; y < bottom; y += line) if (document.elementFromPoint(x, y) === el) shown++;
+      return shown;
+    });
   }
   /** How many lines the element's text takes on screen (distinct line tops of its text). */
   async lines(locator: Locator): Promise<number> {

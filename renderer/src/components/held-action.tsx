@@ -1,6 +1,7 @@
 import { memo, useEffect, useRef, useState } from 'react';
 import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
+import { revealWhole } from '../layout/reveal-whole';
 import type { HeldAction } from '../../../shared/held-action';
 import { heldAnswerWords, heldEditWhy } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';
@@ -75,9 +76,16 @@ export const HeldActionCard = memo(function HeldActionCard() {
   const key = held ? `${held.step}/${held.stage}` : '';
   // A new held step (or none) closes the editor: its draft belonged to the other one.
   useEffect(() => setEditing(null), [key]);
+  const label = useRef<HTMLLabelElement | null>(null);
   useEffect(() => {
-    if (editing) editor.current?.focus();
+    if (editing) editor.current?.focus({ preventScroll: true });
   }, [editing]);
+  // The editor whole above its pinned Save and run, its label above it, when it opens and when a
+  // refusal grows the pinned row: focus's own scroll left it under that row, ~1.5 lines of it
+  // shown in a 1024×700 window's inspector.
+  useEffect(() => {
+    if (editing && editor.current) revealWhole(editor.current, label.current);
+  }, [editing, error]);
   if (!held || state === 'running' || state === 'ended') return null;
   const a = stores.stepper.getState();
   const open = (e: Editing) => {
@@ -205,13 +213,15 @@ export const HeldActionCard = memo(function HeldActionCard() {
       ) : null}
       {editing ? (
         <div className="held-editor">
-          <label htmlFor="held-editor-text">{editorLabel}</label>
+          <label htmlFor="held-editor-text" ref={label}>
+            {editorLabel}
+          </label>
           <textarea
             id="held-editor-text"
             ref={editor}
             data-testid="held-editor"
             className="mono"
-            rows={Math.min(12, Math.max(3, draft.split('\n').length + 1))}
+            rows={Math.min(12, Math.max(4, draft.split('\n').length + 1))}
             value={draft}
             spellCheck={false}
             aria-invalid={syntax !== null || error !== null}

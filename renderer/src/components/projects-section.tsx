@@ -212,6 +212,7 @@ function OpenDialog() {
   const stores = useStores();
   const path = useSlice('projects', (s) => s.path);
   const suggestions = useSlice('projects', (s) => s.suggestions);
+  const completion = useSlice('projects', (s) => s.completion);
   const error = useSlice('projects', (s) => s.error);
   const opening = useSlice('projects', (s) => s.opening);
   const native = useSlice('projects', (s) => s.nativePicker);
@@ -240,11 +241,13 @@ function OpenDialog() {
             value={path}
             onChange={(ev) => void p.setPath(ev.target.value)}
             onKeyDown={(ev: KeyboardEvent<HTMLInputElement>) => {
-              // Tab completes to the one suggestion (a folder goes on to its entries); the focus
-              // stays in the field, the caret at the end, so what is typed next goes on the path.
-              if (ev.key === 'Tab' && !ev.shiftKey && suggestions.length === 1 && suggestions[0] !== path) {
+              // Tab fills in what the completions share, as a shell does (the one suggestion
+              // whole: a folder goes on to its entries); the focus stays in the field, the caret
+              // at the end, so what is typed next goes on the path. With nothing more to fill
+              // in, Tab moves on.
+              if (ev.key === 'Tab' && !ev.shiftKey && completion !== null) {
                 ev.preventDefault();
-                void p.setPath(suggestions[0]);
+                void p.setPath(completion);
                 caretToEnd(ev.currentTarget);
               }
             }}

@@ -37,6 +37,15 @@ export const KEY_SHEET: readonly { readonly title: string; readonly lines: reado
     ],
   },
   {
+    title: 'Open…',
+    lines: [
+      {
+        keys: ['Tab'],
+        does: 'in the path: fill in what the matches share (again, with nothing more to fill in: move on)',
+      },
+    ],
+  },
+  {
     title: 'Terminal',
     lines: [
       { keys: ['T'], does: 'type in the terminal (or Tab to it and press Enter)' },

@@ -36,14 +36,19 @@ function pinnedNow(el: Element): boolean {
 function band(scroller: HTMLElement): { top: number; bottom: number } {
   const edge = scroller.getBoundingClientRect().top + scroller.clientTop;
   const end = edge + scroller.clientHeight;
+  // A sticky row sticks inside the scroller's padding: the held step's Save and run sat 6 px above
+  // the Inspector's bottom edge, was not taken for pinned, and the editor was left under it.
+  const style = getComputedStyle(scroller);
+  const padTop = parseFloat(style.paddingTop) || 0;
+  const padBottom = parseFloat(style.paddingBottom) || 0;
   let top = edge;
   let bottom = end;
   for (const pin of Array.from(scroller.querySelectorAll(PINNED))) {
     const r = pin.getBoundingClientRect();
     if (!pinnedNow(pin) || r.height === 0) continue;
     // Stuck at an edge (not where it sits before the pane scrolls, below a question).
-    if (r.top <= edge + 0.5) top = Math.max(top, r.bottom);
-    else if (r.bottom >= end - 0.5) bottom = Math.min(bottom, r.top);
+    if (r.top <= edge + padTop + 0.5) top = Math.max(top, r.bottom);
+    else if (r.bottom >= end - padBottom - 0.5) bottom = Math.min(bottom, r.top);
   }
   return { top, bottom };
 }

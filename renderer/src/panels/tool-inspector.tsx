@@ -131,7 +131,7 @@ function Facts(props: {
         ) : null}
       </dd>
       <dt>bytes</dt>
-      <dd>{formatBytes(r.bytes)}</dd>
+      <dd className="quantity">{formatBytes(r.bytes)}</dd>
       {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
         <>
           <dt>truncated</dt>

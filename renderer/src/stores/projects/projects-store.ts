@@ -16,6 +16,11 @@ export interface ProjectsState {
   readonly path: string;
   /** Completions of the typed path: whole paths (folders end in `/`). */
   readonly suggestions: readonly string[];
+  /**
+   * What Tab fills in, as a shell does: the longest start every completion shares (all of them,
+   * not only those listed), or null when it adds nothing to the typed path (Tab then moves on).
+   */
+  readonly completion: string | null;
   readonly error: string | null;
   readonly opening: boolean;
   /** The Goal typed for each bare folder, by its path (remembered across a reload). */
@@ -58,6 +63,7 @@ export function createProjectsStore(
     dialog: false,
     path: '',
     suggestions: [],
+    completion: null,
     error: null,
     opening: false,
     goals: drafts.goals,
@@ -69,9 +75,9 @@ export function createProjectsStore(
     },
     openDialog: () => set({ dialog: true, error: null }),
     // Cancel clears the typed path: the next Open… starts empty, not on a path given up on.
-    close: () => set({ dialog: false, error: null, suggestions: [], path: '' }),
+    close: () => set({ dialog: false, error: null, suggestions: [], completion: null, path: '' }),
     async setPath(path) {
-      set({ path, error: null });
+      set({ path, error: null, completion: null });
       // Completion: the entries of the folder typed so far that start with the last part.
       if (!path.startsWith('/')) {
         set({ suggestions: [] });
@@ -88,11 +94,13 @@ export function createProjectsStore(
         return;
       }
       const base = res.value.folder.endsWith('/') ? res.value.folder : `${res.value.folder}/`;
+      const matches = res.value.entries
+        .filter((e) => e.name.startsWith(part) && (part.startsWith('.') || !e.name.startsWith('.')))
+        .map((e) => `${base}${e.name}${e.type === 'dir' ? '/' : ''}`);
+      const shared = sharedStart(matches);
       set({
-        suggestions: res.value.entries
-          .filter((e) => e.name.startsWith(part) && (part.startsWith('.') || !e.name.startsWith('.')))
-          .slice(0, 50)
-          .map((e) => `${base}${e.name}${e.type === 'dir' ? '/' : ''}`),
+        suggestions: matches.slice(0, 50),
+        completion: shared.length > path.length && shared.startsWith(path) ? shared : null,
       });
     },
     async submit() {
@@ -107,7 +115,7 @@ export function createProjectsStore(
         set({ opening: false, error: errorText(res) });
         return false;
       }
-      set({ opening: false, dialog: false, path: '', suggestions: [] });
+      set({ opening: false, dialog: false, path: '', suggestions: [], completion: null });
       await get().load();
       return true;
     },
@@ -118,7 +126,7 @@ export function createProjectsStore(
         return;
       }
       if (res.value.path === null) return;
-      set({ path: res.value.path });
+      set({ path: res.value.path, completion: null });
       await get().submit();
     },
     setGoal(path, goal) {
@@ -169,4 +177,16 @@ export function selectProjectAgent(
   if (spec === 'oracle' && project.oracle === false)
     return { runs: null, why: 'not with oracle: it has no solution/solve.sh to run', refusal: null };
   return { runs: spec, why: null, refusal: null };
+}
+
+/** The longest start all of `paths` share ('' for none). */
+function sharedStart(paths: readonly string[]): string {
+  if (paths.length === 0) return '';
+  let end = paths[0].length;
+  for (const p of paths) {
+    let i = 0;
+    while (i < end && i < p.length && p[i] === paths[0][i]) i++;
+    end = i;
+  }
+  return paths[0].slice(0, end);
 }
