@@ -78,7 +78,7 @@ describe('the trace reader says what is wrong in plain words', () => {
     const lines = v1().trimEnd().split('\n');
     lines[3] = '\u0000\u0001\u001b]52;c;cGF5bG9hZA==\u0007\u001b[2Jgarbage';
     const e = thrown(() => readTraceFile(trace('binary.jsonl', lines)));
-    expect(e.message).toBe(`${join(dir, 'binary.jsonl')}: line 4 is not JSON`);
+    expect(e.message).toBe(`${join(dir, 'binary.jsonl')}: line 4 is not JSON (at column 1)`);
   });
 
   it('a line that stops being JSON midway says the column, not the text', () => {
