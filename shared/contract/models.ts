@@ -254,8 +254,13 @@ export const StepRow = z.object({
   error: z.string().nullable().optional(),
   /** What the tool really returned when the agent was shown something else (fallback, override). */
   real: z.string().nullable().optional(),
-  /** Rollbacks recorded inside the step (a hard timeout restores step k-1; the step goes on). */
+  /** Rollbacks recorded inside the step, before it finished (a hard timeout restores step k-1; the step goes on). */
   rollbacks: z.number().int().nonnegative().optional(),
+  /**
+   * After the step finished, the sandbox was rolled back to this earlier step (a person's
+   * rollback: the branch ends here, a new one goes on from there); null or absent when not.
+   */
+  rolled_back_to: z.number().int().nonnegative().nullable().optional(),
   /** Why the step drifted when an agent inside the sandbox re-ran it (its tool output or workspace differed), or null. */
   drift: z.string().nullable().optional(),
 });
