@@ -582,7 +582,7 @@ describe('the rollback notice', () => {
     // notice said nothing of either (only a message after step k itself was named).
     const both = await rolledBack(1, { injected: [2], overridden: [1] });
     expect(selectRollbackNotice(both.getState())).toMatch(
-      /to go on\. Dropped: 1 message injected after step 2; 1 overridden result of step 1\. Redo them if the next step needs them\.$/,
+      /to go on\. Dropped: 1 message injected after step 2; 1 overridden result of step 1\. Redo what the next step needs\.$/,
     );
     expect(selectRollbackDetails(both.getState())).toMatch(
       /Recorded after snapshot 1, which this branch starts from, so not in it: 1 message injected after step 2; 1 overridden result of step 1\.$/,
@@ -590,12 +590,13 @@ describe('the rollback notice', () => {
     // Counted, the steps said once each, commands typed too.
     const many = await rolledBack(1, { injected: [1, 2, 2], typed: [1] });
     expect(selectRollbackNotice(many.getState())).toMatch(
-      /Dropped: 3 messages injected after steps 1 and 2; 1 terminal command typed after step 1\. Redo them if the next step needs them\.$/,
+      /Dropped: 3 messages injected after steps 1, 2; 1 command typed after step 1\. Redo what the next step needs\.$/,
     );
-    // One thing: "it".
     await expect(
       rolledBack(1, { overridden: [1] }).then((s) => selectRollbackNotice(s.getState())),
-    ).resolves.toMatch(/Dropped: 1 overridden result of step 1\. Redo it if the next step needs it\.$/);
+    ).resolves.toMatch(
+      /to go on\. Dropped: 1 overridden result of step 1\. Redo what the next step needs\.$/,
+    );
   });
 });
 

@@ -250,6 +250,13 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       ...initial,
       async rollback(branch, step) {
         set({ running: 'rollback', error: null, notice: null, askedInSettings: false });
+        // Noted before the call, as the window moves off the branch while it runs (its terminal
+        // follows); what it dropped comes with the answer.
+        hooks.rolledBack?.({
+          from: branch,
+          to_step: step,
+          dropped: { injected: [], overridden: [], typed: [] },
+        });
         const res = await client.episode.rollback({ id: branch, step });
         if (!res.ok) {
           set({ running: null, error: errorText(res) });
