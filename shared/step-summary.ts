@@ -93,8 +93,12 @@ export interface StepSummary {
   readonly tree_hash: string | null;
   readonly errors: readonly { code: string; message: string; fatal: boolean }[];
   readonly warnings: readonly { code: string; message: string }[];
-  /** Rollbacks recorded at this step (a hard timeout restores step k-1 inside step k; the step goes on). */
-  readonly rollbacks: readonly { to_step: number; reason: string }[];
+  /**
+   * Rollbacks recorded at this step: inside it (`mid_step`: a hard timeout restores step k-1 and
+   * the step goes on), or after it finished (a person's rollback to an earlier step, which ends
+   * this branch here).
+   */
+  readonly rollbacks: readonly { to_step: number; reason: string; mid_step: boolean }[];
   /**
    * The calls the model's answer decided (a person's edit of it, if any), as written: what a
    * step held before it ran and never run (kind `none`) shows in its row instead of nothing.
@@ -499,8 +503,13 @@ export function foldStep(s: StepSummary, e: TraceEvent): StepSummary {
     case 'warning':
       return { ...s, warnings: [...s.warnings, { code: e.code, message: e.message }] };
     case 'rollback':
-      // Recorded at its step; it never erases the step (the branch's history stays whole).
-      return { ...s, rollbacks: [...s.rollbacks, { to_step: e.to_step, reason: e.reason }] };
+      // Recorded at its step; it never erases the step (the branch's history stays whole). Before
+      // the step's snapshot it came inside the step; after it, once the step had finished (a
+      // person's rollback after step 2 read "workspace restored mid-step").
+      return {
+        ...s,
+        rollbacks: [...s.rollbacks, { to_step: e.to_step, reason: e.reason, mid_step: s.changed === null }],
+      };
     case 'model_output': {
       // Read only for a step held and never run; the arguments stay as written (no parse per step).
       const calls = decidedMessage(e.message)?.calls ?? NONE;

@@ -46,6 +46,28 @@ export const StopEnd = z.object({
 export type StopEnd = z.infer<typeof StopEnd>;
 
 /** What stopped a run: a breakpoint hit (with why), a pause, one step done, or the end. */
+/**
+ * What a rollback to step K dropped of what a person put in: the messages injected, results
+ * overridden (or given instead of running the tool) and terminal commands typed after snapshot K,
+ * each by the step it was recorded at (one entry each). The branch that goes on starts without them.
+ */
+export const RollbackDropped = z.object({
+  injected: z.array(z.number().int().nonnegative()),
+  overridden: z.array(z.number().int().nonnegative()),
+  typed: z.array(z.number().int().nonnegative()),
+});
+/** What a rollback dropped. */
+export type RollbackDropped = z.infer<typeof RollbackDropped>;
+
+/** A rollback just done: the branch it left, the step it went back to, and what it dropped. */
+export const RolledBack = z.object({
+  from: z.string(),
+  to_step: z.number().int().nonnegative(),
+  dropped: RollbackDropped,
+});
+/** A rollback just done. */
+export type RolledBack = z.infer<typeof RolledBack>;
+
 export const StopReason = z.object({
   kind: z.enum(['breakpoint', 'paused', 'step', 'ended', 'before_answer', 'before_tool']),
   breakpoint: Breakpoint.optional(),
@@ -54,6 +76,8 @@ export const StopReason = z.object({
   end: StopEnd.optional(),
   /** At a stop inside a step: the decided action waiting to be delivered or run. */
   held: HeldAction.optional(),
+  /** Paused by a rollback: what it left and dropped (the window's notice says it). */
+  rollback: RolledBack.optional(),
 });
 /** What stopped a run. */
 export type StopReason = z.infer<typeof StopReason>;
@@ -254,8 +278,13 @@ export const StepRow = z.object({
   error: z.string().nullable().optional(),
   /** What the tool really returned when the agent was shown something else (fallback, override). */
   real: z.string().nullable().optional(),
-  /** Rollbacks recorded inside the step (a hard timeout restores step k-1; the step goes on). */
+  /** Rollbacks recorded inside the step, before it finished (a hard timeout restores step k-1; the step goes on). */
   rollbacks: z.number().int().nonnegative().optional(),
+  /**
+   * After the step finished, the sandbox was rolled back to this earlier step (a person's
+   * rollback: the branch ends here, a new one goes on from there); null or absent when not.
+   */
+  rolled_back_to: z.number().int().nonnegative().nullable().optional(),
   /** Why the step drifted when an agent inside the sandbox re-ran it (its tool output or workspace differed), or null. */
   drift: z.string().nullable().optional(),
 });

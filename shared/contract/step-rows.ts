@@ -110,7 +110,8 @@ export function rowOf(s: StepSummary, flags: readonly FlagSummary[] = []): StepR
           .map((r) => `${r.name}: ${outcomeText(r.real as ResultOutcome)} (agent saw ${outcomeText(r)})`)
           .join(' ; ')
       : null,
-    rollbacks: s.rollbacks.length,
+    rollbacks: s.rollbacks.filter((r) => r.mid_step).length,
+    rolled_back_to: s.rollbacks.filter((r) => !r.mid_step).at(-1)?.to_step ?? null,
     drift: driftOf(s),
   };
 }

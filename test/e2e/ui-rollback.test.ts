@@ -163,7 +163,7 @@ describe('web mode: rollback is visible', () => {
     await app.page.close();
   }, 400_000);
 
-  it('a message injected and a command typed after step 1 are named by the notice of a rollback to 1: neither is carried into the new branch', async () => {
+  it('the notice of a rollback to 1 names every message, override and command it dropped, by count and step; the old branch marks step 2 as rolled back after it, not mid-step', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     await app.library.startTask('hello-python');
@@ -178,8 +178,13 @@ describe('web mode: rollback is visible', () => {
     // Row 1's marks (INJ and HUM) are read whole in the narrow timeline, not cut to "INJ H…".
     expect(await layout.readable(app.timeline.row(1).locator('.tl-marks'))).toBe(true);
     await app.stepTo(2);
+    // After step 2 (undone by the rollback to 1): a message and an override of its result.
+    await app.inject.inject('Keep the file short.');
+    await app.inject.override('OVERRIDDEN-2');
+    const parent = await app.stepper.branch();
     await app.timeline.select(1);
     await app.replay.rollback();
+    const made = await app.stepper.waitForBranchOtherThan(parent);
     await app.settled({ timeoutMs: 90_000 });
     const notice = app.stepper.stopReason;
     await until(
@@ -188,20 +193,23 @@ describe('web mode: rollback is visible', () => {
       30_000,
       'the rollback notice',
     );
+    // Every one, the message after step 2 and the override too (the notice named only a message
+    // after step 1 itself); counted, by step.
     await expect(notice.innerText()).resolves.toMatch(
-      /to go on\. Inject your message again if the agent should read it\. Run your terminal commands again if the next step needs them\.$/,
+      /to go on\. Dropped: 2 messages injected after steps 1, 2; 1 overridden result of step 2; 1 command typed after step 1\. Redo what the next step needs\.$/,
     );
     expect(await layout.readable(notice)).toBe(true);
     // Said in a few lines at 1024×700 (it ran 9): the how and why wait behind "Details", closed.
     const lines = await notice.evaluate((el) =>
       Math.round(el.clientHeight / parseFloat(getComputedStyle(el).lineHeight)),
     );
-    expect(lines, 'lines of the rollback notice at 1024×700').toBeLessThanOrEqual(5);
+    // Six with all three kinds dropped (messages, an override, a command), each by step.
+    expect(lines, 'lines of the rollback notice at 1024×700').toBeLessThanOrEqual(6);
     const details = app.page.getByTestId('rollback-details');
     await expect(details.getAttribute('open')).resolves.toBeNull();
     await details.locator('summary').click();
     await expect(details.innerText()).resolves.toContain(
-      'The message injected after step 1 was recorded after snapshot 1, so this branch starts without it.',
+      'Recorded after snapshot 1, which this branch starts from, so not in it: 2 messages injected after steps 1, 2; 1 overridden result of step 2; 1 command typed after step 1.',
     );
     await details.locator('summary').click();
     // The terminal went on into the new branch: below the command typed after step 1, a mark
@@ -225,6 +233,24 @@ describe('web mode: rollback is visible', () => {
     expect(await layout.readable(notice)).toBe(true);
     await nothingSliced(app, layout);
     await app.screenshot('rollback-injected-1920x1080');
+    // The branch left: its step 2 finished before the rollback, so its mark says where it went
+    // back to, not "workspace restored mid-step".
+    await app.timeline.branchNode(parent).click();
+    const mark = app.timeline.row(2).getByTestId('row-rolled-back');
+    await mark.waitFor({ timeout: 30_000 });
+    await expect(mark.getAttribute('aria-label')).resolves.toBe(
+      'ROLLBACK: rolled back to step 1 after this step',
+    );
+    await expect(app.timeline.markLegend.innerText()).resolves.toContain(
+      'sandbox rolled back after the step',
+    );
+    await expect(app.timeline.markLegend.innerText()).resolves.not.toContain('mid-step');
+    await app.screenshot('rollback-old-branch-1920x1080');
+    await app.page.setViewportSize({ width: 1024, height: 700 });
+    await app.screenshot('rollback-old-branch-1024x700');
+    // Back on the live branch to stop it.
+    await app.timeline.branchNode(made).click();
+    await app.stepper.waitForState('paused', 30_000);
     await app.page.keyboard.press('Shift+F5');
     await app.stepper.waitForState('ended', 60_000);
     expect(app.errors).toEqual([]);

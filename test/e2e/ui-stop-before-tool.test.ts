@@ -295,3 +295,85 @@ describe('web mode: a breakpoint on the exact request', () => {
     expect(app.errors).toEqual([]);
   });
 });
+
+describe('web mode: a final answer runs no tool', () => {
+  const web = servedApp();
+
+  it('"Pause before each tool runs" never holds the final answer; under "before answers" its Inject box says no step reads a message', async () => {
+    const app = await web.open({ width: 1024, height: 700 });
+    const layout = new LayoutObject(app.page);
+    await app.library.startTask('hello-python');
+    await app.stepper.waitForBranch();
+    await app.settled();
+    await app.stepper.stopBeforeTool.check();
+    // Continue to each held step and on: every hold is a tool about to run, until the episode ends.
+    const ended = app.page.locator('[data-testid="stepper-bar"][data-state="ended"]');
+    /** Continues, then waits for the next held step (its heading, not `prev`) or the end; returns its heading or null. */
+    const next = async (prev: string): Promise<string | null> => {
+      await app.page.keyboard.press('F5');
+      await app.page.waitForFunction(
+        (was) => {
+          if (document.querySelector('[data-testid="stepper-bar"][data-state="ended"]')) return true;
+          const h = document.querySelector('[data-testid="tool-inspector"] [data-testid="held-action"] h3');
+          return h !== null && h.textContent !== was;
+        },
+        prev,
+        { timeout: 90_000 },
+      );
+      if ((await ended.count()) > 0) return null;
+      await app.settled();
+      return (await app.held.heading.textContent()) ?? '';
+    };
+    const headings: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const h = await next(headings.at(-1) ?? '');
+      if (h === null) break;
+      headings.push(h);
+    }
+    await app.stepper.waitForEnd(90_000);
+    expect(headings.length).toBeGreaterThan(0);
+    // It held "PAUSED BEFORE STEP 3 ENDS THE EPISODE" with "before answers" off.
+    expect(headings.filter((h) => /ends the episode/i.test(h))).toEqual([]);
+    expect(headings.every((h) => /^Paused before step \d+ runs/.test(h))).toBe(true);
+
+    // Under "before answers" the final answer is held, and Inject says what a message would do there.
+    await app.library.startTask('hello-python');
+    await app.stepper.waitForState('paused', 90_000).catch(() => undefined);
+    await app.settled();
+    await app.stepper.stopBeforeTool.uncheck();
+    await app.stepper.stopBeforeAnswer.check();
+    let finalHeld = false;
+    let was = '';
+    for (let i = 0; i < 12 && !finalHeld; i++) {
+      const h = await next(was);
+      if (h === null) break;
+      was = h;
+      finalHeld = (await app.held.root.getByTestId('held-final').count()) > 0;
+    }
+    expect(finalHeld).toBe(true);
+    const step = Number(/step (\d+)'s answer/.exec((await app.held.heading.textContent()) ?? '')?.[1]);
+    await app.inject.tab('message').click();
+    // Not "What the agent reads at step 4": there is none.
+    await expect(app.inject.messageField.getAttribute('placeholder')).resolves.toBe(
+      `Nothing injected here is read: step ${step}'s final answer ends the episode, so there is no step ${step + 1}.`,
+    );
+    // Typed anyway: Inject cannot send, and says why beside it (its aria-describedby line).
+    await app.inject.messageField.fill('one more thing');
+    const send = app.inject.root.getByTestId('inject-send');
+    await expect(send.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(app.inject.sendWhy.innerText()).resolves.toBe(
+      `Step ${step} is the agent's final answer: it ends the episode, so no step after it reads a message. To go on, edit the answer in the paused-step card.`,
+    );
+    const describedBy = (await send.getAttribute('aria-describedby')) ?? '';
+    expect(describedBy.split(' ')).toContain(await app.inject.sendWhy.getAttribute('id'));
+    expect(await layout.readable(app.inject.sendWhy)).toBe(true);
+    await app.screenshot('final-answer-held-inject-1024x700');
+    await app.resize({ width: 1920, height: 1080 });
+    expect(await layout.readable(app.inject.sendWhy)).toBe(true);
+    await app.screenshot('final-answer-held-inject-1920x1080');
+    await app.inject.messageField.fill('');
+    await app.page.keyboard.press('Shift+F5');
+    await app.stepper.waitForState('ended', 60_000);
+    expect(app.errors).toEqual([]);
+  }, 400_000);
+});

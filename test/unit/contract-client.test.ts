@@ -144,7 +144,8 @@ describe('step rows', () => {
     expect(bulk.map((r) => r.step)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(live).toEqual(stepRowsOf(events));
     expect(bulk[0]).toMatchObject({ summary: 'echo 1', status: 'ok', duration_ms: 3, snapshot: true });
-    expect(bulk[7].rollbacks).toBe(1);
+    // A person's rollback after step 8 finished: not a restore inside it (mid-step).
+    expect(bulk[7]).toMatchObject({ rollbacks: 0, rolled_back_to: 5 });
     expect(bulk[2].flags).toHaveLength(1);
     expect(live[2].flags).toHaveLength(0);
     expect(stepRowsOf(stepEvents(7, 1))[0].status).toBe('nonzero_exit');

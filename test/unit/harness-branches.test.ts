@@ -100,6 +100,43 @@ describe('rollback, fork, resume, replay (memory sandbox)', () => {
     await c.dispose();
   });
 
+  it("a rollback to k says what of a person's it dropped: what came after snapshot k, by step; nothing kept", async () => {
+    env = tempHome();
+    const c = await startScripted(env, { task: memoryTask() }, main);
+    await c.step();
+    // After step 1: an override of its result, a message and a typed command (all after snapshot 1).
+    c.overrideLastResult({ ok: true, stdout: 'overridden', duration_ms: 0, bytes: 10 });
+    c.inject('user', 'read at step 2');
+    c.recordHumanCommand({ command: 'ls' });
+    await c.step();
+    // After step 2: two messages, read at step 3.
+    c.inject('user', 'one');
+    c.inject('system', 'two');
+    const reasons: unknown[] = [];
+    c.onState((_state, reason) => reasons.push(reason));
+    const from = c.branch;
+    await c.rollbackTo(1, { branchNow: true });
+    expect(reasons.at(-1)).toEqual({
+      kind: 'paused',
+      message: 'rolled back to step 1',
+      rollback: { from, to_step: 1, dropped: { injected: [1, 2, 2], overridden: [1], typed: [1] } },
+    });
+    // Back to 2 of the new branch's own: what came after step 1 is inside snapshot 2, kept.
+    await c.step();
+    c.inject('user', 'after 2');
+    await c.step();
+    await c.rollbackTo(2, { branchNow: true });
+    expect(reasons.at(-1)).toMatchObject({
+      rollback: { to_step: 2, dropped: { injected: [2], overridden: [], typed: [] } },
+    });
+    await c.rollbackTo(2, { branchNow: true });
+    // Nothing after snapshot 2 this time: nothing dropped.
+    expect(reasons.at(-1)).toMatchObject({
+      rollback: { to_step: 2, dropped: { injected: [], overridden: [], typed: [] } },
+    });
+    await c.dispose();
+  });
+
   it('a fork without an agent continues the parent script after line K; replay --verify matches', async () => {
     env = tempHome();
     const c = await startScripted(env, { task: memoryTask() }, main);

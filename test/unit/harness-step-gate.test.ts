@@ -190,6 +190,31 @@ describe('stops inside a step (memory sandbox)', () => {
     expect(c.currentStep()).toBe(1);
   });
 
+  it('"before each tool runs" does not stop before a final answer (no tool runs there); "before answers" does', async () => {
+    env = tempHome();
+    const c = (runner = await startScripted(env, { task: memoryTask() }, [
+      call('execute_shell', { command: 'echo 1' }, 'c1'),
+      final('done'),
+    ]));
+    c.setStopPoints({ before_tool: true });
+    expect((await c.step()).kind).toBe('before_tool');
+    expect((await c.step()).kind).toBe('step');
+    // Step 2 is the final answer: it was held as "paused before step 2 ends the episode".
+    const last = await c.step();
+    expect(last.kind).toBe('ended');
+    expect(c.held()).toBeNull();
+    await runner.dispose();
+    env.cleanup();
+    env = tempHome();
+    const d = (runner = await startScripted(env, { task: memoryTask() }, [final('done')]));
+    d.setStopPoints({ before_tool: true, before_answer: true });
+    const held = await d.step();
+    expect(held.kind).toBe('before_answer');
+    expect(held.held?.final).toBe('done');
+    // Past the answer stop, no stop before tools: the answer ends the episode.
+    expect((await d.step()).kind).toBe('ended');
+  });
+
   it('stop while held ends the episode at once without running the tool', async () => {
     env = tempHome();
     const c = (runner = await startScripted(env, { task: memoryTask() }, [

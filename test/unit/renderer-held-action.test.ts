@@ -12,6 +12,8 @@ import { createFakeBackend } from '../support/renderer-fake-client';
 import { episodeView, stepDetail, stepRow, traceEvent } from '../support/renderer-fixtures';
 import { selectNeverRan } from '../../renderer/src/stores/inspector/inspector-store';
 import { stepRowsOf } from '../../shared/contract/step-rows';
+import { selectHeldEndsEpisode, whyNoInject } from '../../renderer/src/stores/stepper/why-not-now';
+import { injectPlaceholder } from '../../renderer/src/stores/inject/inject-store';
 
 const sync = (flush: () => void) => flush();
 
@@ -74,6 +76,37 @@ describe('the held step in the window', () => {
       ),
     ).toBe(
       "paused at a breakpoint (before the answer, when the model is offered lookup) before the agent gets step 3's answer",
+    );
+  });
+
+  it('a held final answer ends the episode: Inject says no step after it reads a message, and cannot send', async () => {
+    const final: HeldAction = {
+      ...HELD,
+      stage: 'before_answer',
+      message: { content: 'Done.' },
+      calls: [],
+      final: 'Done.',
+    };
+    const fake = createFakeBackend();
+    fake.on('episode.open', () => episodeView(2, { state: heldState(final) }));
+    const store = createStepperStore(fake.client, { schedule: sync });
+    await store.getState().open('b-main');
+    expect(selectHeldEndsEpisode(store.getState())).toBe(3);
+    // Not "What the agent reads at step 4": there is no step 4.
+    const row = { step: 3, tools: [], summary: '', status: 'pending' as const };
+    expect(injectPlaceholder(row, 'text', false, false, 3)).toBe(
+      "Nothing injected here is read: step 3's final answer ends the episode, so there is no step 4.",
+    );
+    expect(whyNoInject(store.getState())).toBe(
+      "Step 3 is the agent's final answer: it ends the episode, so no step after it reads a message. To go on, edit the answer in the paused-step card.",
+    );
+    // A held tool call goes on after it runs: the message is read at the next step.
+    const calls = createStepperStore(fake.client, { schedule: sync });
+    fake.on('episode.open', () => episodeView(2, { state: heldState(HELD) }));
+    await calls.getState().open('b-main');
+    expect(selectHeldEndsEpisode(calls.getState())).toBeNull();
+    expect(whyNoInject(calls.getState())).toMatch(
+      /^Step 3 is paused inside: a message goes in between steps/,
     );
   });
 

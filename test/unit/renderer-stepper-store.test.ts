@@ -29,7 +29,7 @@ import {
   whyNoStep,
   whyNothingToScrub,
 } from '../../renderer/src/stores/stepper/why-not-now';
-import type { EpisodeStateInfo, StopEnd, StopReason } from '../../shared/contract/models';
+import type { EpisodeStateInfo, RollbackDropped, StopEnd, StopReason } from '../../shared/contract/models';
 import { createFakeBackend } from '../support/renderer-fake-client';
 import { branchSummary, episodeView, stepRow, traceEvent } from '../support/renderer-fixtures';
 import { wayOnButtons } from '../../renderer/src/stores/stepper/way-on';
@@ -519,24 +519,12 @@ describe('stepper store', () => {
 
 describe('the rollback notice', () => {
   /**
-   * b-main (3 steps, a message injected or commands typed on row `markedAt`) is rolled back to
-   * k: the window notes row k at the click, then opens the branch the rollback made, b-new
-   * (steps 1..k, paused at k, under b-main closed as rolled back to k).
+   * b-main (3 steps) is rolled back to k: the window opens the branch the rollback made, b-new
+   * (steps 1..k, paused at k, under b-main closed as rolled back to k), whose pause's reason is the
+   * engine's word of the rollback: what of a person's it dropped, by step.
    */
-  async function rolledBack(k: number, mark: { injected?: number; human?: number } = {}) {
+  async function rolledBack(k: number, dropped: Partial<RollbackDropped> = {}) {
     const fake = createFakeBackend();
-    fake.on('episode.open', () =>
-      episodeView(3, {
-        rows: [1, 2, 3].map((n) => ({
-          ...stepRow(n),
-          injected: n === mark.injected,
-          human: n === mark.human,
-        })),
-      }),
-    );
-    const store = createStepperStore(fake.client, { schedule: sync });
-    await store.getState().open('b-main');
-    store.getState().noteRollback(k);
     const parent = branchSummary({
       live: false,
       status: 'interrupted',
@@ -553,10 +541,19 @@ describe('the rollback notice', () => {
           branch: 'b-new',
           state: 'paused',
           step: k,
-          reason: { kind: 'paused', message: `rolled back to step ${k}` },
+          reason: {
+            kind: 'paused',
+            message: `rolled back to step ${k}`,
+            rollback: {
+              from: 'b-main',
+              to_step: k,
+              dropped: { injected: [], overridden: [], typed: [], ...dropped },
+            },
+          },
         },
       }),
     );
+    const store = createStepperStore(fake.client, { schedule: sync });
     await store.getState().open('b-new');
     return store;
   }
@@ -567,6 +564,7 @@ describe('the rollback notice', () => {
     expect(selectStopNotice(store.getState())).toBe(
       // The parent by its name in the tree, not its id; what became of steps 2–3 in plain words
       // ("Steps 2–3 stay in main's trace" read as a riddle with a long name: "fork 2 at step 1's trace").
+      // Nothing of a person's was dropped: nothing is said of it.
       'Rolled back to step 1: a new live branch from main, paused at step 1. Steps 2–3 are undone here; main keeps them. Step (F10) or Continue (F5) to go on.',
     );
     // The how, behind a disclosure under the notice: what was restored, and that nothing is lost.
@@ -577,42 +575,28 @@ describe('the rollback notice', () => {
     expect(selectRollbackNotice((await rolledBack(2)).getState())).toContain(
       'Step 3 is undone here; main keeps it.',
     );
-    // A fork or reopen at the same step (its parent not rolled back) says the fork's words instead.
-    expect(selectRollbackNotice(store.getState())).not.toBeNull();
   });
 
-  it('says that a message injected after step k is not carried into the new branch, and only that one', async () => {
-    // The message was recorded after snapshot 1 (what the agent read at step 2): the new
-    // branch starts from snapshot 1 without it.
-    await expect(
-      rolledBack(1, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
-    ).resolves.toMatch(/to go on\. Inject your message again if the agent should read it\.$/);
-    // Why, in the details: it came after the snapshot the branch starts from.
-    await expect(
-      rolledBack(1, { injected: 1 }).then((s) => selectRollbackDetails(s.getState())),
-    ).resolves.toMatch(
-      /The message injected after step 1 was recorded after snapshot 1, so this branch starts without it\.$/,
+  it('names every message, override and command the rollback dropped, by count and step, whichever step they came after', async () => {
+    // A message after step 2 (undone) and an override of step 1's result, after snapshot 1: the
+    // notice said nothing of either (only a message after step k itself was named).
+    const both = await rolledBack(1, { injected: [2], overridden: [1] });
+    expect(selectRollbackNotice(both.getState())).toMatch(
+      /to go on\. Dropped: 1 message injected after step 2; 1 overridden result of step 1\. Redo what the next step needs\.$/,
     );
-    // One injected after step 1 is inside step 2's snapshot: a rollback to 2 keeps it, unsaid.
-    await expect(
-      rolledBack(2, { injected: 1 }).then((s) => selectRollbackNotice(s.getState())),
-    ).resolves.not.toMatch(/injected/);
-  });
-
-  it('says that commands typed in the terminal after step k are undone with it, and only those', async () => {
-    // Recorded on step 1: typed after snapshot 1, so the rollback to 1 undid them.
-    await expect(
-      rolledBack(1, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
-    ).resolves.toMatch(/to go on\. Run your terminal commands again if the next step needs them\.$/);
-    await expect(
-      rolledBack(1, { human: 1 }).then((s) => selectRollbackDetails(s.getState())),
-    ).resolves.toMatch(
-      /The commands typed in the terminal after step 1 ran after snapshot 1, so they are undone too\.$/,
+    expect(selectRollbackDetails(both.getState())).toMatch(
+      /Recorded after snapshot 1, which this branch starts from, so not in it: 1 message injected after step 2; 1 overridden result of step 1\.$/,
     );
-    // Typed after step 1, they are in snapshot 2: a rollback to 2 keeps them, unsaid.
+    // Counted, the steps said once each, commands typed too.
+    const many = await rolledBack(1, { injected: [1, 2, 2], typed: [1] });
+    expect(selectRollbackNotice(many.getState())).toMatch(
+      /Dropped: 3 messages injected after steps 1, 2; 1 command typed after step 1\. Redo what the next step needs\.$/,
+    );
     await expect(
-      rolledBack(2, { human: 1 }).then((s) => selectRollbackNotice(s.getState())),
-    ).resolves.not.toMatch(/typed/);
+      rolledBack(1, { overridden: [1] }).then((s) => selectRollbackNotice(s.getState())),
+    ).resolves.toMatch(
+      /to go on\. Dropped: 1 overridden result of step 1\. Redo what the next step needs\.$/,
+    );
   });
 });
 

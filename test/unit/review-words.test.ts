@@ -3,7 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { SandboxSpec } from '../../shared/task';
 import { consentMessage, widerThanDefaults } from '../../shared/isolation-policy';
-import { marksShown, ROW_MARKS, shortMark } from '../../renderer/src/model/row-marks';
+import { marksShown, markWords, ROW_MARKS, shortMark } from '../../renderer/src/model/row-marks';
+import { stepRowsOf } from '../../shared/contract/step-rows';
+import { traceEvent } from '../support/renderer-fixtures';
 import { overrideWords } from '../../renderer/src/model/override-words';
 import { createInjectStore } from '../../renderer/src/stores/inject/inject-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
@@ -67,6 +69,44 @@ describe('the timeline legend says every mark a row carries', () => {
       expect(ROW_MARKS[k].words, k).toMatch(/^[a-z]/);
       expect(ROW_MARKS[k].title, k).toContain(ROW_MARKS[k].mark);
     }
+  });
+});
+
+describe('a ROLLBACK mark says mid-step only of a step that had not finished', () => {
+  /** Step 1 and step 2 ran (each with its snapshot); `between` comes where the trace has it. */
+  function trace(rollbackBeforeSnapshot2: boolean) {
+    const rollback = traceEvent({ type: 'rollback', step: 2, source: 'human', to_step: 1, reason: 'user' });
+    const snap = (step: number) =>
+      traceEvent({
+        type: 'snapshot',
+        step,
+        tree_hash: `h${step}`,
+        manifest: `m${step}`,
+        changed: [],
+        bytes: 0,
+      });
+    return [
+      snap(0),
+      traceEvent({ type: 'action', step: 1, source: 'agent', calls: [], final: 'x' }),
+      snap(1),
+      traceEvent({ type: 'action', step: 2, source: 'agent', calls: [], final: 'y' }),
+      ...(rollbackBeforeSnapshot2 ? [rollback, snap(2)] : [snap(2), rollback]),
+    ];
+  }
+
+  it("a person's rollback after step 2 finished: rolled back to step 1 after it, not mid-step", () => {
+    const row2 = stepRowsOf(trace(false)).find((r) => r.step === 2)!;
+    expect(row2).toMatchObject({ rollbacks: 0, rolled_back_to: 1 });
+    expect(marksShown([row2])).toEqual(['rolledBack']);
+    expect(markWords('rolledBack', row2)).toBe('rolled back to step 1 after this step');
+    expect(ROW_MARKS.rolledBack.words).toBe('sandbox rolled back after the step');
+  });
+
+  it('a restore inside step 2, before its snapshot (a hard timeout), is mid-step', () => {
+    const row2 = stepRowsOf(trace(true)).find((r) => r.step === 2)!;
+    expect(row2).toMatchObject({ rollbacks: 1, rolled_back_to: null });
+    expect(marksShown([row2])).toEqual(['rollback']);
+    expect(markWords('rollback', row2)).toBe('workspace restored mid-step');
   });
 });
 

@@ -7,7 +7,8 @@ import type { Sandbox } from '../sandbox/sandbox.js';
 import type { SnapshotStore } from '../sandbox/snapshot-store.js';
 import type { TaskMemory } from '../tools/memory.js';
 import type { EpisodeStore } from '../trace/trace-store.js';
-import { cutAtStep, snapshotAt } from '../trace/lineage.js';
+import { cutAtStep, droppedByCut, snapshotAt } from '../trace/lineage.js';
+import type { RollbackDropped } from '../../../shared/contract/models.js';
 import type { BranchRecorder } from './branch-recorder.js';
 import type { SandboxEnvironment } from './environment.js';
 import type { EpisodeController } from './episode-controller.js';
@@ -65,6 +66,8 @@ export interface Rewound {
   readonly kept: readonly TraceEvent[];
   /** The branch had ended (the loop re-arms its stop signal). */
   readonly wasEnded: boolean;
+  /** What of a person's the branch had after snapshot k, left behind with it. */
+  readonly dropped: RollbackDropped;
 }
 
 /**
@@ -144,6 +147,7 @@ export class Branching {
     const restored = await restoreSandbox(box, this.options.snapshots, start);
     const skip = agentSkipAt(from, step);
     const kept = cutAtStep(recorder.events, step);
+    const dropped = droppedByCut(recorder.events, kept);
     this.options.memory.restore(memoryFromEvents(this.options.task, kept));
     if (recorder.isOpen() && !recorder.ended()) {
       recorder.record({
@@ -167,7 +171,7 @@ export class Branching {
       if (rewind === 'rebuild') await agent.needs.process?.dispose('rolled_back');
       agent = this.options.makeAgent(agent.spec, skip);
     }
-    return { agent, kept, wasEnded };
+    return { agent, kept, wasEnded, dropped };
   }
 
   /** Opens another live branch at step `step` of this one. */

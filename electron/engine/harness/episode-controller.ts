@@ -1,5 +1,5 @@
 import type { Breakpoint } from '../../../shared/breakpoints.js';
-import type { StopEnd } from '../../../shared/contract/models.js';
+import type { RolledBack, StopEnd } from '../../../shared/contract/models.js';
 import type { HeldAction, StopPoints } from '../../../shared/held-action.js';
 import type { EndEvent, TraceEvent } from '../../../shared/trace-events.js';
 import type { ToolResult } from '../../../shared/tool-result.js';
@@ -21,6 +21,8 @@ export interface StopReason {
   readonly held?: HeldAction;
   /** With kind `ended`, when the episode closed with an end event: how (the contract's `StopEnd`). */
   readonly end?: StopEnd;
+  /** Paused by a rollback: the branch it left, the step, and what of a person's it dropped. */
+  readonly rollback?: RolledBack;
 }
 
 /** A piece of an `exec:` agent's own output, live, with the step it belongs to (the one running). */

@@ -671,6 +671,7 @@ export class EpisodeRunner implements EpisodeController {
     if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before rolling back');
     // A held step's decision is dropped with it: the agent decides that step again.
     const dropped = this.gate.held() ? 1 : 0;
+    const from = this.branching.branch;
     const rewound = await this.branching.rollback(step, {
       current: this.current,
       sandbox: this.box,
@@ -692,7 +693,11 @@ export class EpisodeRunner implements EpisodeController {
       this.branchOff(this.pendingFork);
       for (const e of this.queued.splice(0)) this.record(e);
     }
-    this.setState('paused', { kind: 'paused', message: `rolled back to step ${step}` });
+    this.setState('paused', {
+      kind: 'paused',
+      message: `rolled back to step ${step}`,
+      rollback: { from, to_step: step, dropped: rewound.dropped },
+    });
   }
 
   async fork(

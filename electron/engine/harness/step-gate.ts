@@ -132,7 +132,10 @@ export class StepGate {
     held.stage = 'before_tool';
     delete held.breakpoint;
     held.why = 'stopped before the tools run';
-    if (held.parsed.kind !== 'calls') return this.points.before_tool && held.parsed.kind !== 'parse_error';
+    // No tool runs in a final answer (or an answer that failed to parse): "before each tool
+    // runs" does not stop there; only "before answers" (the stage before this) does. It held
+    // a final answer as "paused before step 3 ends the episode" with "before answers" off.
+    if (held.parsed.kind !== 'calls') return false;
     const names = new Set(held.parsed.calls.map((c) => c.name));
     const bp = breakpoints.find((b) => b.kind === 'tool' && names.has(b.name));
     if (bp?.kind === 'tool') {

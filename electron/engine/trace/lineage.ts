@@ -1,4 +1,5 @@
 import type { HeaderEvent, TraceEvent, TraceEventOf } from '../../../shared/trace-events.js';
+import type { RollbackDropped } from '../../../shared/contract/models.js';
 import type { BranchInfo, ReadTrace } from './trace-store.js';
 
 /** Where lineage reads branches from: the episode store, or the services' trace port. */
@@ -119,6 +120,24 @@ export function cutAtStep(events: readonly TraceEvent[], step: number): TraceEve
       return events.slice(0, i + 1).filter((x) => x.type !== 'end');
   }
   return events.filter((e) => e.step <= step && e.type !== 'end');
+}
+
+/**
+ * What a person put into `events` that {@link cutAtStep} at `step` leaves out (`kept` is its
+ * answer): messages injected, results overridden or given instead of running the tool, and
+ * terminal commands typed after snapshot `step`, each by its step. What a rollback drops.
+ */
+export function droppedByCut(events: readonly TraceEvent[], kept: readonly TraceEvent[]): RollbackDropped {
+  const inKept = new Set(kept);
+  const dropped = { injected: [] as number[], overridden: [] as number[], typed: [] as number[] };
+  for (const e of events) {
+    if (inKept.has(e)) continue;
+    if (e.type === 'injected') dropped.injected.push(e.step);
+    else if (e.type === 'override' || (e.type === 'tool_result' && e.replaced === true))
+      dropped.overridden.push(e.step);
+    else if (e.type === 'human_command') dropped.typed.push(e.step);
+  }
+  return dropped;
 }
 
 /** The last snapshot event (the last complete step) of a list of events, or null. */

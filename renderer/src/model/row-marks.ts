@@ -1,7 +1,10 @@
 import type { StepRow } from '../../../shared/contract/models';
 
 /** What a mark reads of a row to say whether the row carries it. */
-type MarkedRow = Pick<StepRow, 'injected' | 'human' | 'overridden' | 'edited' | 'rollbacks' | 'real'>;
+type MarkedRow = Pick<
+  StepRow,
+  'injected' | 'human' | 'overridden' | 'edited' | 'rollbacks' | 'rolled_back_to' | 'real'
+>;
 
 /** One mark of a timeline row: its text, a narrow row's short form, its words and tooltip. */
 interface RowMark {
@@ -13,6 +16,8 @@ interface RowMark {
   readonly words: string;
   readonly title: string;
   readonly on: (row: Partial<MarkedRow>) => boolean;
+  /** What the mark says of its own row when that says more than the legend's words (the step it went back to). */
+  readonly said?: (row: Partial<MarkedRow>) => string;
 }
 
 /**
@@ -51,6 +56,8 @@ export const ROW_MARKS = {
       'EDIT: a person edited the decided action (its arguments or the model’s answer) before it took effect',
     on: (r) => r.edited === true,
   },
+  // Only a rollback inside a step that had not finished is "mid-step" (a hard timeout); a
+  // person's rollback after a finished step read "workspace restored mid-step" too.
   rollback: {
     mark: 'ROLLBACK',
     short: '↺',
@@ -59,6 +66,16 @@ export const ROW_MARKS = {
     title:
       'ROLLBACK (↺ in a narrow window): the workspace was restored to the step before, inside this step (a hard timeout); the step went on from there',
     on: (r) => (r.rollbacks ?? 0) > 0,
+  },
+  rolledBack: {
+    mark: 'ROLLBACK',
+    short: '↺',
+    className: 'mark-ovr',
+    words: 'sandbox rolled back after the step',
+    title:
+      'ROLLBACK (↺ in a narrow window): after this step finished, the sandbox was rolled back to an earlier step; this branch ends here and a new branch goes on from that step (see the branch tree)',
+    on: (r) => r.rolled_back_to !== undefined && r.rolled_back_to !== null,
+    said: (r) => `rolled back to step ${r.rolled_back_to ?? '?'} after this step`,
   },
   shownOther: {
     mark: 'real ≠ shown',
@@ -94,6 +111,12 @@ export type RowMarkKey = keyof typeof ROW_MARKS;
 /** The marks any of `rows` carries, in the table's order: what the legend lists. */
 export function marksShown(rows: readonly Partial<MarkedRow>[]): RowMarkKey[] {
   return (Object.keys(ROW_MARKS) as RowMarkKey[]).filter((k) => rows.some((r) => ROW_MARKS[k].on(r)));
+}
+
+/** What a row's mark says of that row: its own words (`said`), else the legend's. */
+export function markWords(key: RowMarkKey, row: Partial<MarkedRow>): string {
+  const m: RowMark = ROW_MARKS[key];
+  return m.said?.(row) ?? m.words;
 }
 
 /** A mark's form in a narrow row (`↺` for ROLLBACK), or null when it has one form. */

@@ -8,6 +8,7 @@ import { WhyLine, WhySlot } from '../components/why-lines';
 import {
   NOT_OPENED,
   selectBranchStep,
+  selectHeldEndsEpisode,
   whyNoFork,
   whyNoInject,
   whyNoOverride,
@@ -138,7 +139,9 @@ export function InjectPanel() {
   const currentRow = useSlice('stepper', selectCurrentRow);
   // A message goes in after the latest step, whichever step is shown: said when an earlier one is.
   const viewingEarlier = useSlice('stepper', (s) => (selectViewedStep(s) ?? Infinity) < selectLastStep(s));
-  const placeholder = injectPlaceholder(currentRow, mode, viewingEarlier, state === 'running');
+  // A held final answer ends the episode: the box says no step reads a message (not "step 4").
+  const endsAt = useSlice('stepper', selectHeldEndsEpisode);
+  const placeholder = injectPlaceholder(currentRow, mode, viewingEarlier, state === 'running', endsAt);
   const noOverride = useSlice('stepper', whyNoOverride);
   const sending = useSlice('inject', (s) => s.sending);
   // Why Inject cannot send, said under it once a message is typed.

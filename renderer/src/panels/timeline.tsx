@@ -17,7 +17,7 @@ import type { BranchSummary, StepRow } from '../../../shared/contract/models';
 import type { HeldStage } from '../../../shared/held-action';
 import { Panel, PanelState } from '../components/panel';
 import { RewardChart } from '../components/reward-chart';
-import { marksShown, ROW_MARKS, shortMark, type RowMarkKey } from '../model/row-marks';
+import { marksShown, markWords, ROW_MARKS, shortMark, type RowMarkKey } from '../model/row-marks';
 import { Welcome } from '../components/welcome';
 import { BranchTree } from '../components/branch-tree';
 import { selectEpisodeBranches } from '../stores/episodes/episodes-store';
@@ -117,6 +117,7 @@ function markCount(row: StepRow, forks: readonly BranchSummary[]): number {
     row.overridden,
     row.edited,
     row.rollbacks,
+    row.rolled_back_to !== undefined && row.rolled_back_to !== null,
     row.drift,
     row.real,
     row.error,
@@ -288,7 +289,7 @@ const Row = memo(function Row(props: {
           </i>
         ) : null}
         {marksShown([row]).map((k) => (
-          <RowMarkView key={k} k={k} real={row.real} />
+          <RowMarkView key={k} k={k} real={row.real} row={row} />
         ))}
         {row.drift ? (
           <i className="mark mark-flag sev-warning" data-testid="row-drift" title={row.drift}>
@@ -352,6 +353,7 @@ const MARK_TEST_ID: Partial<Record<RowMarkKey, string>> = {
   edited: 'row-edited',
   shownOther: 'row-real',
   fallback: 'row-real',
+  rolledBack: 'row-rolled-back',
 };
 
 /**
@@ -362,6 +364,8 @@ const MARK_TEST_ID: Partial<Record<RowMarkKey, string>> = {
 function RowMarkView(props: {
   readonly k: RowMarkKey;
   readonly real?: string | null;
+  /** The row it marks: a mark with words of its own row says them (the step rolled back to). */
+  readonly row?: StepRow;
   readonly inLegend?: boolean;
 }) {
   const m = ROW_MARKS[props.k];
@@ -373,8 +377,14 @@ function RowMarkView(props: {
       // What a screen reader says for it, in words: a narrow row shows only its glyph (↺, ≠),
       // hidden from it, and a title is not a name. In the legend the words follow the mark.
       role="img"
-      aria-label={props.inLegend ? m.mark : `${m.mark}: ${m.words}`}
-      title={props.k === 'shownOther' || props.k === 'fallback' ? `${m.title}\n${props.real ?? ''}` : m.title}
+      aria-label={props.inLegend ? m.mark : `${m.mark}: ${markWords(props.k, props.row ?? {})}`}
+      title={
+        props.k === 'shownOther' || props.k === 'fallback'
+          ? `${m.title}\n${props.real ?? ''}`
+          : props.row && props.k === 'rolledBack'
+            ? `${m.title}\n${markWords(props.k, props.row)}`
+            : m.title
+      }
     >
       {short ? (
         <>

@@ -116,7 +116,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
   const teaching = createTeachingStore(client, () => void episodes.getState().loadCatalog(), notices);
   const replay = createReplayStore(client, {
     onBranch: open,
-    beforeRollback: (_branch, step) => stepper.getState().noteRollback(step),
+    rolledBack: (r) => stepper.getState().noteRollback(r),
     // A rollback is recorded inside the current step (the rows after `step` stay), and the live
     // sandbox now holds step `step`'s files: the window follows the latest step, so the terminal
     // is the live one, not step `step`'s recorded history.
@@ -257,7 +257,7 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       replay.getState().running === 'rollback' &&
       s.rolledBack?.from === prev.branch
     )
-      terminal.getState().follow(prev.branch, s.branch, s.rolledBack.step);
+      terminal.getState().follow(prev.branch, s.branch, s.rolledBack.to_step);
     // The Replay pane's answer ("rolled back to step 1: now on …", "forked at step 2: now on …")
     // is about the moment it answered: once the person steps on, it is stale (it stayed beside
     // step 2 after a rollback to 1). Another branch opened resets the slice (below).

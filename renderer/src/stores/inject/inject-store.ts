@@ -306,7 +306,11 @@ export function injectPlaceholder(
    * it is read whole; the three-line sentence showed two lines and a cut third.
    */
   running = false,
+  /** The held step when it is a final answer (selectHeldEndsEpisode): no later step reads a message. */
+  endsAt: number | null = null,
 ): string {
+  if (endsAt !== null)
+    return `Nothing injected here is read: step ${endsAt}'s final answer ends the episode, so there is no step ${endsAt + 1}.`;
   const next = (last?.step ?? 0) + 1;
   const json = mode === 'json' ? '{"note": "…"}: ' : '';
   // Said first and short, with no example: the field shows three lines, and this is what matters.

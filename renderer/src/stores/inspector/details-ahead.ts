@@ -19,7 +19,7 @@ export interface DetailWanted {
  */
 export function detailRevision(row: StepRow | null): string {
   return row
-    ? `${row.injected}${row.human}${row.overridden}${row.flags.length}${row.rollbacks ?? 0}${row.snapshot}`
+    ? `${row.injected}${row.human}${row.overridden}${row.flags.length}${row.rollbacks ?? 0}${row.rolled_back_to ?? ''}${row.snapshot}`
     : '';
 }
 

@@ -1,7 +1,12 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { ResponseOf } from '../../../../shared/contract/operations';
-import type { Consent, ReplayReport, ReplayStepVerdict } from '../../../../shared/contract/models';
+import type {
+  Consent,
+  ReplayReport,
+  ReplayStepVerdict,
+  RolledBack,
+} from '../../../../shared/contract/models';
 import type { Result } from '../../../../shared/result';
 import { runsOwnProgramSpec } from '../../../../shared/agent-kind';
 import { errorText } from '../result';
@@ -222,9 +227,9 @@ export function selectBusyWhy(s: ReplayState): string | null {
 /** Hooks the app gives the replay slice: open a new branch, reload after a rollback. */
 export interface ReplayHooks {
   readonly onBranch?: (branch: string) => void;
-  /** Before a rollback: what the branch has at the step is noted (the window moves off it). */
-  readonly beforeRollback?: (branch: string, step: number) => void;
   readonly onRolledBack?: (branch: string, step: number) => void;
+  /** A rollback answered: the engine's word of it (what it dropped), before the window moves on. */
+  readonly rolledBack?: (rollback: RolledBack) => void;
 }
 
 /** Creates the replay slice over a client. */
@@ -245,12 +250,19 @@ export function createReplayStore(client: StepboxClient, hooks: ReplayHooks = {}
       ...initial,
       async rollback(branch, step) {
         set({ running: 'rollback', error: null, notice: null, askedInSettings: false });
-        hooks.beforeRollback?.(branch, step);
+        // Noted before the call, as the window moves off the branch while it runs (its terminal
+        // follows); what it dropped comes with the answer.
+        hooks.rolledBack?.({
+          from: branch,
+          to_step: step,
+          dropped: { injected: [], overridden: [], typed: [] },
+        });
         const res = await client.episode.rollback({ id: branch, step });
         if (!res.ok) {
           set({ running: null, error: errorText(res) });
           return false;
         }
+        if (res.value.reason?.rollback) hooks.rolledBack?.(res.value.reason.rollback);
         // Opening another branch resets this slice, so the notice is set after the hook.
         const moved = res.value.branch !== branch;
         if (moved) hooks.onBranch?.(res.value.branch);

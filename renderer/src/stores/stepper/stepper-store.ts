@@ -10,6 +10,8 @@ import type {
   EpisodeStateInfo,
   EpisodeView,
   FlagSummary,
+  RollbackDropped,
+  RolledBack,
   StepRow,
   StopEnd,
   StopReason,
@@ -25,6 +27,7 @@ import {
   type LiveRows,
 } from '../../../../shared/contract/step-rows';
 import { callDetail } from '../../../../shared/step-summary';
+import { droppedPhrases, droppedSentence } from '../../model/rollback-dropped';
 import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
 import { isSetupRow } from '../../model/row-filter';
@@ -81,21 +84,14 @@ export interface StepperState {
   readonly selectedStep: number | null;
   readonly busy: boolean;
   /**
-   * What the branch rolled back had at the step, noted at the click (its rows go with it when
-   * the window moves onto the branch the rollback makes), for the notice there; null before.
+   * The rollback that made the open branch, as the engine said it (its pause's reason): the branch
+   * left, the step, and what of a person's it dropped, for the notice there; null before.
    */
-  readonly rolledBack: RollbackNote | null;
+  readonly rolledBack: RolledBack | null;
 }
 
-/** A rollback noted at the click: the branch left, the step, and what on that step did not come along. */
-export interface RollbackNote {
-  readonly from: string;
-  readonly step: number;
-  /** A message was injected after snapshot `step`: the new branch starts without it. */
-  readonly injected: boolean;
-  /** Commands were typed in the terminal after snapshot `step`: undone with the steps after it. */
-  readonly typed: boolean;
-}
+/** A rollback that dropped nothing of a person's. */
+const NOTHING_DROPPED: RollbackDropped = { injected: [], overridden: [], typed: [] };
 
 /** What the stepper does. */
 export interface StepperActions {
@@ -124,8 +120,8 @@ export interface StepperActions {
   clearHeldError(): void;
   /** Says what the person can do instead, as a hint (plain words; cleared by the next action). */
   explain(message: string | null): void;
-  /** Notes what the open branch has at `step` before it is rolled back there (see {@link RollbackNote}). */
-  noteRollback(step: number): void;
+  /** Keeps the engine's word of a rollback of the open branch (what it dropped) for the branch it made. */
+  noteRollback(rollback: RolledBack): void;
   select(step: number | null): void;
   selectPrevious(): void;
   selectNext(): void;
@@ -468,7 +464,7 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
         selectedStep: keepSelection
           ? withinBranch({ rows, rowsBefore: Math.max(0, from - older.length) }, get().selectedStep)
           : null,
-        rolledBack: noteFor(get().rolledBack, v),
+        rolledBack: noteFor(v.state?.reason?.rollback ?? get().rolledBack, v),
       });
       performance.mark('stepbox:open-applied');
       if (from > 0) afterPaint(() => void fetchEarlier(branch, mine, from, firstFresh));
@@ -634,13 +630,8 @@ export function createStepperStore(client: StepboxClient, options: StepperOption
       explain(message) {
         set({ hint: message, error: null });
       },
-      noteRollback(step) {
-        const { branch, rows } = get();
-        const row = rows.find((r) => r.step === step);
-        set({
-          rolledBack:
-            branch === null ? null : { from: branch, step, injected: !!row?.injected, typed: !!row?.human },
-        });
+      noteRollback(rollback) {
+        set({ rolledBack: rollback });
       },
       select(step) {
         set({ selectedStep: withinBranch(get(), step) });
@@ -785,10 +776,10 @@ function endedView(
 }
 
 /** A rollback's note while the view is the branch rolled back or the branch it made; else dropped. */
-function noteFor(note: RollbackNote | null, v: EpisodeView): RollbackNote | null {
+function noteFor(note: RolledBack | null, v: EpisodeView): RolledBack | null {
   if (note === null) return null;
   const { branch, parent_branch, fork_step } = v.summary;
-  return branch === note.from || (parent_branch === note.from && fork_step === note.step) ? note : null;
+  return branch === note.from || (parent_branch === note.from && fork_step === note.to_step) ? note : null;
 }
 
 /** The branch's stop points with the session's switched on too (what carrySession will set). */
@@ -826,6 +817,8 @@ function stateFields(info: EpisodeStateInfo): Partial<StepperState> {
     live: info.state !== 'ended',
     ...(info.stop_points ? { stopPoints: info.stop_points } : {}),
     held: info.state === 'ended' ? null : (info.held ?? null),
+    // The rollback that paused it says what it dropped (the notice on the branch it made).
+    ...(info.reason?.rollback ? { rolledBack: info.reason.rollback } : {}),
   };
 }
 
@@ -1002,17 +995,16 @@ export function selectWorkingText(s: StepperState): string | null {
  */
 export function selectRolledBackFrom(
   s: StepperState,
-): { parent: string; step: number; undone: number; injected: boolean; typed: boolean } | null {
+): { parent: string; step: number; undone: number; dropped: RollbackDropped } | null {
   const from = selectBranchedFrom(s);
   if (!from) return null;
   const parent = s.branches.find((b) => b.branch === from.parent);
   if (!parent || parent.end_reason !== `rolled_back_to_${from.step}`) return null;
-  const note = s.rolledBack?.from === from.parent && s.rolledBack.step === from.step ? s.rolledBack : null;
+  const note = s.rolledBack?.from === from.parent && s.rolledBack.to_step === from.step ? s.rolledBack : null;
   return {
     ...from,
     undone: Math.max(0, parent.steps - from.step),
-    injected: note?.injected ?? false,
-    typed: note?.typed ?? false,
+    dropped: note?.dropped ?? NOTHING_DROPPED,
   };
 }
 
@@ -1035,13 +1027,11 @@ export function selectRollbackNotice(s: StepperState): string | null {
     r.undone > 0
       ? ` ${r.undone > 1 ? `Steps ${k + 1}–${last} are` : `Step ${last} is`} undone here; ${parent} keeps ${r.undone > 1 ? 'them' : 'it'}.`
       : '';
-  // A message injected while paused after step k is recorded after snapshot k, which the new
-  // branch starts from: the agent does not read it there (a person took the INJ mark on row k
-  // for part of step k and was surprised). Commands typed in the terminal after snapshot k are
-  // undone with the steps after it. What to do about each is said here; the why is in the details.
-  const injected = r.injected ? ' Inject your message again if the agent should read it.' : '';
-  const typed = r.typed ? ' Run your terminal commands again if the next step needs them.' : '';
-  return `Rolled back to step ${k}: a new live branch from ${parent}, paused at step ${k}.${left} Step (F10) or Continue (F5) to go on.${injected}${typed}`;
+  // What a person put in after snapshot k (messages, overrides, typed commands: after step k
+  // itself or a later one) is not in the branch that starts from it, counted by step as the
+  // engine cut it; nothing is said when nothing was dropped. The why is in the details.
+  const dropped = droppedSentence(r.dropped);
+  return `Rolled back to step ${k}: a new live branch from ${parent}, paused at step ${k}.${left} Step (F10) or Continue (F5) to go on.${dropped ? ` ${dropped}` : ''}`;
 }
 
 /**
@@ -1052,13 +1042,11 @@ export function selectRollbackDetails(s: StepperState): string | null {
   const r = selectRolledBackFrom(s);
   if (!r) return null;
   const k = r.step;
-  const injected = r.injected
-    ? ` The message injected after step ${k} was recorded after snapshot ${k}, so this branch starts without it.`
+  const phrases = droppedPhrases(r.dropped);
+  const why = phrases.length
+    ? ` Recorded after snapshot ${k}, which this branch starts from, so not in it: ${phrases.join('; ')}.`
     : '';
-  const typed = r.typed
-    ? ` The commands typed in the terminal after step ${k} ran after snapshot ${k}, so they are undone too.`
-    : '';
-  return `Snapshot ${k} was restored in the same sandbox: the files, memory, conversation, and the shell's directory and environment as they were after step ${k}; leftover processes were stopped and /tmp cleared. Nothing is lost: ${branchNameOf(r.parent, s.branches)} keeps its whole trace (open it in the branch tree).${injected}${typed}`;
+  return `Snapshot ${k} was restored in the same sandbox: the files, memory, conversation, and the shell's directory and environment as they were after step ${k}; leftover processes were stopped and /tmp cleared. Nothing is lost: ${branchNameOf(r.parent, s.branches)} keeps its whole trace (open it in the branch tree).${why}`;
 }
 
 /**

@@ -147,10 +147,24 @@ export const REPLAY_ACTIONS = {
   fork: { label: forkLabel, whyNot: whyNoFork },
 } as const;
 
+/**
+ * The held step when its decided answer is a final one (no tool call): delivered, it ends the
+ * episode, so no step after it reads anything injected now; null otherwise. The Inject box
+ * offered "What the agent reads at step 4" beside a held step 3 that ended the episode.
+ */
+export function selectHeldEndsEpisode(s: StepperState): number | null {
+  const held = s.held;
+  if (!holding(s) || held === null) return null;
+  return held.calls.length === 0 && held.final !== null ? held.step : null;
+}
+
 /** Inject a message into the live episode. */
 export function whyNoInject(s: StepperState): string | null {
   if (!s.live) return whyNoStep(s);
   if (s.state === 'running') return 'The episode is running: pause it to inject at this step.';
+  const ends = selectHeldEndsEpisode(s);
+  if (ends !== null)
+    return `Step ${ends} is the agent's final answer: it ends the episode, so no step after it reads a message. To go on, edit the answer in the paused-step card.`;
   if (holding(s))
     return `Step ${s.held?.step ?? ''} is paused inside: a message goes in between steps. Run it (F10) first, or change it in the paused-step card.`;
   return null;
