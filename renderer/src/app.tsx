@@ -108,7 +108,12 @@ function Shell(props: { readonly onKeys: () => void }) {
           onCommit={commit}
         />
         {/* Its height is --lower (styles.css): Replay's report or What if… grows it by its content. */}
-        <div className="pane-fixed stack" style={{ '--lower': `${sizes.bottom}px` } as CSSProperties}>
+        {/* data-sized: the person dragged it (a short window's terminal then yields to Replay's answer). */}
+        <div
+          className="pane-fixed stack"
+          data-sized={chosen('bottom') ? '' : undefined}
+          style={{ '--lower': `${sizes.bottom}px` } as CSSProperties}
+        >
           <PanelBoundary name="Replay controls">{all ? <ReplayControls /> : null}</PanelBoundary>
           <PanelBoundary name="Terminal">{all ? <TerminalPanel /> : null}</PanelBoundary>
         </div>
