@@ -1,25 +1,21 @@
 /**
- * Between a number and its unit: a no-break space, so a line never ends between them (the
- * inspector's facts wrapped "duration 7.9 ms" as "7.9 / ms" at 1024×700).
- */
-export const UNIT_SPACE = '\u00a0';
-
-/**
  * A duration for people, as the window and reports show it: `0.4 ms`, `3.2 ms`, `412 ms`,
  * `1.24 s`, `12.3 s`, `2 min 05 s`. A tool call's `duration_ms` is a float from a
  * high-resolution clock; its digits past these say nothing a person can use. Null is a
  * duration not known (a call an agent inside the sandbox ran itself): `—`, never `0.0 ms`.
- * Its number and unit are joined by {@link UNIT_SPACE}.
+ * Its number and unit are joined by a plain space: these words go into the CLI's plain text and
+ * shared files too; a view that must not break between them says so in its own style (the
+ * inspector's `.quantity`).
  */
 export function formatDuration(ms: number | null): string {
   if (ms === null) return '—';
   if (!Number.isFinite(ms) || ms < 0) return '–';
-  if (ms < 9.95) return `${ms.toFixed(1)}${UNIT_SPACE}ms`;
-  if (ms < 999.5) return `${Math.round(ms)}${UNIT_SPACE}ms`;
-  if (ms < 9_995) return `${(ms / 1000).toFixed(2)}${UNIT_SPACE}s`;
-  if (ms < 59_950) return `${(ms / 1000).toFixed(1)}${UNIT_SPACE}s`;
+  if (ms < 9.95) return `${ms.toFixed(1)} ms`;
+  if (ms < 999.5) return `${Math.round(ms)} ms`;
+  if (ms < 9_995) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms < 59_950) return `${(ms / 1000).toFixed(1)} s`;
   const s = Math.round(ms / 1000);
-  return `${Math.floor(s / 60)}${UNIT_SPACE}min${UNIT_SPACE}${String(s % 60).padStart(2, '0')}${UNIT_SPACE}s`;
+  return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`;
 }
 
 /** Why a duration reads `—` (its tooltip). */

@@ -209,7 +209,7 @@ describe('stepbox share: one HTML file, opened offline from file://', () => {
     expect(output).toContain(`${left} characters left out here (too long to show whole)`);
     expect(output).toContain('LAST LINE: AssertionError');
     // Its size in the window's words, not "10131605 bytes".
-    expect(output).toContain('execute_shell: exit 0 · 9.7 MiB · 5.0\u00a0ms');
+    expect(output).toContain('execute_shell: exit 0 · 9.7 MiB · 5.0 ms');
     expect(output).toContain(big.slice(0, 200));
     // Nothing on the page near the 10 MB: the whole document's text is bounded.
     expect(await page.evaluate(() => document.body.textContent?.length ?? 0)).toBeLessThan(200_000);

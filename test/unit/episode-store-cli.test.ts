@@ -157,7 +157,7 @@ describe('stepbox list / show / search / reindex / gc / bundle', () => {
     expect(block.indexOf('[injected]')).toBeGreaterThan(block.indexOf('→ '));
     expect(text.out).toContain('→ execute_shell: error timeout');
     // Durations in the window's words (shared/format-duration.ts): '6.0 ms', never '6 ms' or a raw float.
-    expect(text.out).toMatch(/→ \w+: exit 0 · \d\.\d\u00a0ms/);
+    expect(text.out).toMatch(/→ \w+: exit 0 · \d\.\d ms/);
     expect(text.out).not.toMatch(/ · \d+\s+ms/);
     expect(text.out).toContain('[human] $ ls -la');
     expect(text.out).toContain('(overridden: agent saw this)');

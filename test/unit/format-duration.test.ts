@@ -8,15 +8,15 @@ import type { TraceEvent } from '../../shared/trace-events.js';
 describe('formatDuration: the one wording of a duration', () => {
   it('says a tool call’s duration as a person reads it, never the clock’s float', () => {
     // Each number held to its unit by a no-break space (the inspector wrapped "7.9 / ms").
-    expect(formatDuration(3.2145678)).toBe('3.2\u00a0ms');
-    expect(formatDuration(0.04)).toBe('0.0\u00a0ms');
-    expect(formatDuration(9.96)).toBe('10\u00a0ms');
-    expect(formatDuration(412.4)).toBe('412\u00a0ms');
-    expect(formatDuration(999.7)).toBe('1.00\u00a0s');
-    expect(formatDuration(1240)).toBe('1.24\u00a0s');
-    expect(formatDuration(12_345)).toBe('12.3\u00a0s');
-    expect(formatDuration(59_990)).toBe('1\u00a0min\u00a000\u00a0s');
-    expect(formatDuration(125_000)).toBe('2\u00a0min\u00a005\u00a0s');
+    expect(formatDuration(3.2145678)).toBe('3.2 ms');
+    expect(formatDuration(0.04)).toBe('0.0 ms');
+    expect(formatDuration(9.96)).toBe('10 ms');
+    expect(formatDuration(412.4)).toBe('412 ms');
+    expect(formatDuration(999.7)).toBe('1.00 s');
+    expect(formatDuration(1240)).toBe('1.24 s');
+    expect(formatDuration(12_345)).toBe('12.3 s');
+    expect(formatDuration(59_990)).toBe('1 min 00 s');
+    expect(formatDuration(125_000)).toBe('2 min 05 s');
     expect(formatDuration(Number.NaN)).toBe('–');
     // Not known (a call the agent ran itself): a dash, not a false 0.0 ms.
     expect(formatDuration(null)).toBe('—');

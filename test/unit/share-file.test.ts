@@ -96,7 +96,7 @@ describe('stepbox share: the file', () => {
     // A call's time in the window's words (shared/format-duration.ts), not a raw number of ms.
     const results = chunks.flat().flatMap((s) => (s as { results?: { duration?: unknown }[] }).results ?? []);
     expect(results.length).toBeGreaterThan(1_000);
-    for (const r of results) expect(r.duration).toMatch(/^\d+(\.\d)?\u00a0ms$|^\d\.\d\d\u00a0s$/);
+    for (const r of results) expect(r.duration).toMatch(/^\d+(\.\d)? ms$|^\d\.\d\d s$/);
   });
 
   it('strips control sequences from everything it shows: ESC/CSI colours, OSC-8 links, bidi overrides, C1', async () => {

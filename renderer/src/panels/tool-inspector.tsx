@@ -125,13 +125,15 @@ function Facts(props: {
         data-testid="inspector-duration"
         title={props.duration !== null ? undefined : props.given ? NOT_RUN : NOT_TIMED}
       >
-        {formatDuration(props.duration)}
+        <span className="quantity">{formatDuration(props.duration)}</span>
         {props.duration === null && props.given ? (
           <span className="muted"> (the tool did not run)</span>
         ) : null}
       </dd>
       <dt>bytes</dt>
-      <dd className="quantity">{formatBytes(r.bytes)}</dd>
+      <dd>
+        <span className="quantity">{formatBytes(r.bytes)}</span>
+      </dd>
       {r.truncated && (r.truncated.stdout || r.truncated.stderr) ? (
         <>
           <dt>truncated</dt>
