@@ -1,4 +1,5 @@
-import { actionText, callText, oneLine } from './step-summary.js';
+import { actionText, callText } from './step-summary.js';
+import { oneLine } from './one-line.js';
 import type { HeaderEvent, TraceEvent } from './trace-events.js';
 
 /**

@@ -1,7 +1,7 @@
 import { countOf } from './count-of.js';
 import type { VerifierResult } from './trace-events.js';
 import type { TaskCheck } from './task-check.js';
-import { oneLine } from './step-summary.js';
+import { oneLine } from './one-line.js';
 
 /**
  * Why an episode ended, in people's words: the one table the window, the shared HTML file and a

@@ -5,9 +5,9 @@ import type { ToolResult } from './tool-result.js';
 import { measuredDuration } from './tool-duration.js';
 import type { TraceEvent, TraceEventOf } from './trace-events.js';
 import { execWrapperOf, exitCodeOf } from './exec-wrapper.js';
-import { terminalSafe } from './terminal-text.js';
 import { jsonHead, JsonHeadWriter } from './json-head.js';
 import { errorMarkText } from './end-words.js';
+import { MAX_SUMMARY, oneLine, READ_PER_CHARACTER } from './one-line.js';
 
 /** A tool call of a step. */
 export interface StepCall {
@@ -112,22 +112,7 @@ export interface DecidedCall {
   readonly arguments: unknown;
 }
 
-const MAX_SUMMARY = 80;
 const MAX_DETAIL = 160;
-/** How much of a text {@link oneLine} reads per character it shows (blanks it folds, escapes it drops). */
-const READ_PER_CHARACTER = 64;
-
-/**
- * Shortens text to one line of at most `max` characters, without control sequences: the text is
- * an agent's (its arguments, its answer), and the window's rows and `stepbox show` print this
- * one line — the window drew an escape sequence as boxes and a bidi override reordered the
- * command read, where show's line had neither. Only its head is read: a 10 MB answer is one row.
- */
-export function oneLine(text: string, max = MAX_SUMMARY): string {
-  const head = text.length > max * READ_PER_CHARACTER ? text.slice(0, max * READ_PER_CHARACTER) : text;
-  const flat = terminalSafe(head).replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : head !== text ? `${flat}…` : flat;
-}
 
 /**
  * A short readable summary of tool arguments: `{command: "ls -la"}`. The agent's arguments can be

@@ -15,7 +15,8 @@ import {
 } from './episode-cli.js';
 import { intFlag } from './number-flags.js';
 import { countOf } from '../../shared/count-of.js';
-import { actionText, oneLine, resultLine } from '../../shared/step-summary.js';
+import { actionText, resultLine } from '../../shared/step-summary.js';
+import { oneLine } from '../../shared/one-line.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { agentFlags } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';

@@ -5,7 +5,8 @@ import type { CliIo } from './command.js';
 import type { StopReason } from '../engine/harness/episode-controller.js';
 import type { HeldAction } from '../../shared/held-action.js';
 import type { ToolResult } from '../../shared/tool-result.js';
-import { oneLine, oneLineJson } from '../../shared/step-summary.js';
+import { oneLineJson } from '../../shared/step-summary.js';
+import { oneLine } from '../../shared/one-line.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 
 /** The keys of `--step` mode, as its prompt shows them. */

@@ -19,7 +19,7 @@ import { DEFAULT_TOOLS } from '../../shared/task.js';
 import { taskCheckOf } from '../../shared/task-check.js';
 import type { ToolResult } from '../../shared/tool-result.js';
 import type { EndEvent, HeaderEvent, TraceEvent } from '../../shared/trace-events.js';
-import { oneLine } from '../../shared/step-summary.js';
+import { oneLine } from '../../shared/one-line.js';
 import { BranchCache, type ViewedBranch } from './branch-cache.js';
 import { snapshotAt } from '../engine/trace/lineage.js';
 import type { EpisodeManager } from './episode-manager.js';

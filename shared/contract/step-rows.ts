@@ -2,7 +2,6 @@ import {
   decidedDetail,
   emptyStep,
   foldStep,
-  oneLine,
   outcomeText,
   foldSteps,
   notOfferedTools,
@@ -11,6 +10,7 @@ import {
   type ResultOutcome,
   type StepSummary,
 } from '../step-summary.js';
+import { oneLine } from '../one-line.js';
 import { assertNever } from '../assert-never.js';
 import type { TraceEvent } from '../trace-events.js';
 import type { FlagSummary, StepRow, StepStatus } from './models.js';

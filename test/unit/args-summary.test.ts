@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { argsSummary, callDetail, decidedDetail, oneLine, oneLineJson } from '../../shared/step-summary.js';
+import { argsSummary, callDetail, decidedDetail, oneLineJson } from '../../shared/step-summary.js';
+import { oneLine } from '../../shared/one-line.js';
 import { jsonHead } from '../../shared/json-head.js';
 
 /** argsSummary as it was: every argument stringified whole, then cut to one line. */

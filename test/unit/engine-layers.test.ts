@@ -23,11 +23,13 @@ function sources(dir: string): string[] {
   });
 }
 
-/** The relative modules a source imports or re-exports (static, dynamic and type-only). */
-function importsOf(text: string): string[] {
+/** The relative modules a source imports or re-exports (static, dynamic and, unless `values`, type-only). */
+function importsOf(text: string, values = false): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm))
-    out.push(m[1]);
+  for (const m of text.matchAll(
+    /(^\s*(?:import|export)\s+type\b[^;]*?)?(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm,
+  ))
+    if (!values || m[1] === undefined) out.push(m[2]);
   return out;
 }
 
@@ -41,14 +43,26 @@ function nodeOf(file: string): string | null {
 
 /** Folder (and root-file) dependency graph of the engine. */
 function engineGraph(): Map<string, Map<string, string>> {
+  return importGraph(ENGINE, nodeOf);
+}
+
+/**
+ * The dependency graph of the sources under `dir`, each file a node of `node` (null: left
+ * out); with `values`, only the imports that load a module (`import type` left out).
+ */
+function importGraph(
+  dir: string,
+  node: (file: string) => string | null,
+  values = false,
+): Map<string, Map<string, string>> {
   const graph = new Map<string, Map<string, string>>();
-  for (const file of sources(ENGINE)) {
-    const from = nodeOf(file);
+  for (const file of sources(dir)) {
+    const from = node(file);
     if (!from) continue;
     const edges = graph.get(from) ?? new Map<string, string>();
     graph.set(from, edges);
-    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
-      const to = nodeOf(resolve(dirname(file), spec));
+    for (const spec of importsOf(readFileSync(file, 'utf8'), values)) {
+      const to = node(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
       // One witness per edge, so a failure names the import to move.
       if (to && to !== from && !edges.has(to))
         edges.set(to, `${relative(PROJECT_ROOT, file)} imports ${spec}`);
@@ -144,5 +158,25 @@ describe('engine layers', () => {
     const KIND = /\bkind\s*[!=]==\s*'(?:scripted|replay|openai|anthropic|gemini|manual|exec|sandbox|oracle)'/;
     const offenders = sources(join(ENGINE, 'harness')).filter((f) => KIND.test(readFileSync(f, 'utf8')));
     expect(offenders.map((f) => relative(PROJECT_ROOT, f))).toEqual([]);
+  });
+});
+
+/**
+ * shared/ is one layer of small modules, each a concept; two of them loading each other
+ * (end-words.ts ↔ step-summary.ts did, through oneLine) means a concept is in the wrong file,
+ * and what one reads of the other while it loads is undefined. Type-only imports load
+ * nothing and are left out (several types are declared beside the words that use them).
+ */
+describe('shared layer', () => {
+  const SHARED = join(PROJECT_ROOT, 'shared');
+  const file = (f: string) => (f.startsWith(SHARED) ? relative(SHARED, f) : null);
+  const graph = importGraph(SHARED, file, true);
+
+  it('the walker sees shared/’s imports (a sanity check: end-words uses one-line)', () => {
+    expect(graph.get('end-words.ts')?.has('one-line.ts')).toBe(true);
+  });
+
+  it('no two of its files load each other, directly or round a cycle', () => {
+    expect(cycles(graph).map((scc) => witnesses(graph, scc))).toEqual([]);
   });
 });

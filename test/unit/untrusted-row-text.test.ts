@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stepRowsOf } from '../../shared/contract/step-rows.js';
-import { oneLine } from '../../shared/step-summary.js';
+import { oneLine } from '../../shared/one-line.js';
 import { outputResult } from '../../shared/tool-result.js';
 import { openEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { writeSampleEpisode } from '../support/traces.js';

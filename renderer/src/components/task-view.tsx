@@ -2,7 +2,7 @@ import { useLayoutEffect, useRef, useState } from 'react';
 import type { TaskLimits } from '../../../shared/contract/models';
 import { useSlice } from '../stores/use-stores';
 import { pathForPeople } from '../../../shared/start-paths';
-import { oneLine } from '../../../shared/step-summary';
+import { oneLine } from '../../../shared/one-line';
 import { countOf } from '../../../shared/count-of';
 import { WorldWarnings } from './world-warnings';
 

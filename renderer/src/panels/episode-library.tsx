@@ -6,7 +6,7 @@ import { ProjectsSection } from '../components/projects-section';
 import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
 import type { EpisodeEntry, UnreadableEpisode } from '../../../shared/contract/models';
 import { capital } from '../../../shared/capital';
-import { oneLine } from '../../../shared/step-summary';
+import { oneLine } from '../../../shared/one-line';
 import { Panel, PanelState } from '../components/panel';
 import { BatchSection } from '../components/batch-section';
 import { BranchTree } from '../components/branch-tree';
