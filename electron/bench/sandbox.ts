@@ -17,6 +17,7 @@ import {
   machineIdle,
   type CpuWindow,
 } from '../engine/sandbox/reply-spin.js';
+import { spinCounts } from '../engine/sandbox/helper-client.js';
 import { WarmPool } from '../engine/sandbox/warm-pool.js';
 import { TaskMemory } from '../engine/tools/memory.js';
 import { createToolRegistry } from '../engine/tools/registry.js';
@@ -179,6 +180,39 @@ function pacedCpuFigures(
   };
 }
 
+/** What a paced call's reply spin did. */
+type SpinOutcome = 'caught' | 'missed' | 'not_alone' | 'backed_off' | 'busy' | 'none';
+
+function spinOutcomeSince(before: typeof spinCounts): SpinOutcome {
+  if (spinCounts.caught > before.caught) return 'caught';
+  if (spinCounts.spun > before.spun) return 'missed';
+  if (spinCounts.notAlone > before.notAlone) return 'not_alone';
+  if (spinCounts.backedOff > before.backedOff) return 'backed_off';
+  if (spinCounts.busy > before.busy) return 'busy';
+  return 'none';
+}
+
+function spinOutcomeFigures(
+  outcomes: readonly SpinOutcome[],
+  calls: readonly CallTiming[],
+): Record<string, number | null> {
+  const share = (o: SpinOutcome) =>
+    outcomes.length
+      ? Math.round((outcomes.filter((x) => x === o).length / outcomes.length) * 100) / 100
+      : null;
+  const caught = callOverhead(calls.filter((_, i) => outcomes[i] === 'caught'));
+  const notCaught = callOverhead(calls.filter((_, i) => outcomes[i] !== 'caught'));
+  return {
+    reply_spin_caught_share: share('caught'),
+    reply_spin_missed_share: share('missed'),
+    reply_spin_skipped_share: outcomes.length
+      ? Math.round((1 - (share('caught') ?? 0) - (share('missed') ?? 0)) * 100) / 100
+      : null,
+    tool_overhead_spin_caught_ms: caught.value,
+    tool_overhead_spin_not_caught_ms: notCaught.value,
+  };
+}
+
 /** Section `sandbox`: cold vs warm start, raw exec vs tool call, docker commit vs snapshot/restore. */
 export const section: BenchSection = {
   name: 'sandbox',
@@ -239,6 +273,8 @@ export const section: BenchSection = {
       const noSpinPaired: CallTiming[] = [];
       const burst: number[] = [];
       const alone: number[] = [];
+      /** What each paced call's reply spin did (helper-client.ts spinCounts). */
+      const spinOutcome: SpinOutcome[] = [];
       /** Whether the spin could run (reply-spin.ts machineIdle) as each paced call was made. */
       const spinAllowed: boolean[] = [];
       /** The machine's CPU use over each round's paced calls, and their wall time (what the spin gate saw). */
@@ -266,7 +302,9 @@ export const section: BenchSection = {
           // As in an episode, where the model's answer comes between two calls (not timed).
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
           spinAllowed.push(machineIdle());
+          const before = { ...spinCounts };
           const callMs = await call();
+          spinOutcome.push(spinOutcomeSince(before));
           tool.push(callMs);
           paired.push({ callMs, commandMs: lastCommandMs(sandbox) });
           await new Promise((resolve) => setTimeout(resolve, MODEL_PAUSE_MS));
@@ -408,6 +446,10 @@ export const section: BenchSection = {
         // The same call after LONG_PAUSE_MS, as an episode's model pauses (not a target: what it pays).
         tool_overhead_long_pause_ms: longPauseOverhead.value,
         reply_spin_allowed: spinAllowed.filter(Boolean).length * 2 > spinAllowed.length,
+        // What the spin did on the paced calls: caught the reply, ran out, or did not run (another
+        // request in flight, backing off after misses, the machine busy), in shares of the calls;
+        // and the overhead of the calls it caught alone (what the spin gives where it runs).
+        ...spinOutcomeFigures(spinOutcome, paired),
         // What the spin gate weighs, over the paced calls: the CPU of every other process (the
         // sandboxes' shells and helpers, dockerd, anything else on the machine) and this one's.
         ...pacedCpuFigures(pacedCpu),

@@ -61,6 +61,12 @@ function notAFrame(bytes: Buffer, hlen: number): string {
 /** Helper requests in flight in this process, over every client: a reply is spun for only when it is the one. */
 let inFlight = 0;
 
+/**
+ * Tool calls of this process so far, by what their reply's spin did (reply-spin.ts): the bench
+ * reports them beside the overhead, so a figure with the spin on says whether it spun at all.
+ */
+export const spinCounts = { exec: 0, spun: 0, caught: 0, notAlone: 0, backedOff: 0, busy: 0 };
+
 /** Where a spin reads into (reused: what it reads is copied out). */
 let spinBuffer: Buffer | undefined;
 
@@ -175,8 +181,7 @@ export class HelperClient {
       if (!payload?.length) {
         // The usual request (a tool call): one write, no cork (libuv writes it at once).
         this.stdin.write(head);
-        if (op === 'exec' && this.spin && inFlight === 1 && this.spinBackoff.take() && this.spin.allowed())
-          this.spinBackoff.spun(this.spinFor(id, this.spin));
+        if (op === 'exec' && this.spin) this.maybeSpin(id, this.spin);
         return;
       }
       // The payload goes as it is, not copied behind the header (blobs cross by the
@@ -186,6 +191,20 @@ export class HelperClient {
       this.stdin.write(payload);
       this.stdin.uncork();
     });
+  }
+
+  /** Spins for a tool call's reply where it may (see {@link ReplySpin}), counting what it did. */
+  private maybeSpin(id: number, spin: ReplySpin): void {
+    spinCounts.exec++;
+    if (inFlight !== 1) spinCounts.notAlone++;
+    else if (!this.spinBackoff.take()) spinCounts.backedOff++;
+    else if (!spin.allowed()) spinCounts.busy++;
+    else {
+      spinCounts.spun++;
+      const caught = this.spinFor(id, spin);
+      if (caught) spinCounts.caught++;
+      this.spinBackoff.spun(caught);
+    }
   }
 
   /**
