@@ -9,7 +9,7 @@ import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError } from './episode-cli.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { intFlag } from './number-flags.js';
-import { agentDirOrUsage } from './run.js';
+import { agentDirOrUsage, oracleOrUsage } from './run.js';
 
 const HELP = `stepbox ab --a CONFIG --b CONFIG TASK... [--episodes N] [--agent SPEC]
            [--model SOURCE] [--agent-dir DIR] [--concurrency C] [--json]
@@ -107,12 +107,11 @@ export const command: CliCommand = {
     ] as const) {
       const agent = c.agent ?? values.agent;
       const agentDir = c.agent_dir ?? (c.agent ? undefined : values['agent-dir']);
-      if (agent && agentDir !== undefined) {
-        try {
-          agentDirOrUsage(agent, agentDir);
-        } catch (e) {
-          throw new UsageError(`side ${side}: ${(e as Error).message}`);
-        }
+      try {
+        if (agent && agentDir !== undefined) agentDirOrUsage(agent, agentDir);
+        for (const t of tasks) oracleOrUsage(agent, t.path);
+      } catch (e) {
+        throw new UsageError(`side ${side}: ${(e as Error).message}`);
       }
     }
     const engine = cliEngine(io, { pool: concurrency });

@@ -6,7 +6,7 @@ import { createBatch, runBatch, summarizeBatch, type BatchProgress } from '../en
 import { progressLine } from '../engine/batch/progress.js';
 import { poolSupply } from '../engine/sandbox/sandbox-supply.js';
 import { normalizeAgentSpec } from '../engine/agents/agent-spec.js';
-import { agentDirOrUsage } from './run.js';
+import { agentDirOrUsage, oracleOrUsage } from './run.js';
 import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 import { harborDatasetTasks } from '../engine/harness/harbor-task.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
@@ -116,6 +116,7 @@ export const command: CliCommand = {
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
+      for (const t of batch.tasks) oracleOrUsage(batch.agent, t.path);
       if (values.concurrency)
         batch.concurrency = intFlag('concurrency', values.concurrency, { min: 1 }) ?? batch.concurrency;
     } else {
@@ -142,6 +143,8 @@ export const command: CliCommand = {
       const spec = normalizeAgentSpec(values.agent);
       const agentDir = values['agent-dir'];
       agentDirOrUsage(spec, agentDir);
+      // Before batch.json is written: each slot would end as an error at step 0.
+      for (const t of tasks) oracleOrUsage(spec, t.path);
       ({ dir, batch } = createBatch({
         dir: values.out,
         home: stepboxHome(io.env),

@@ -6,7 +6,7 @@ import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
 import { cliEngine, cliEpisodeEnv, cliError, describeEvent } from './episode-cli.js';
 import { parseOneArg } from './parse-or-usage.js';
-import { agentDirOrUsage } from './run.js';
+import { agentDirOrUsage, oracleOrUsage } from './run.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
 const HELP = `stepbox case run NAME [--fixed] [--agent SPEC [--model SOURCE] [--agent-dir DIR]] [--json]
@@ -76,6 +76,7 @@ export const command: CliCommand = {
       if (e instanceof CaseError) throw new UsageError(e.message);
       throw e;
     }
+    oracleOrUsage(values.agent ?? spec.agentSpec, spec.taskPath);
     const out = values.json ? io.stderr : io.stdout;
     const engine = cliEngine(io);
     const { supply } = await cliEpisodeEnv(engine);

@@ -6,8 +6,8 @@ import { UsageError } from './command.js';
 import { cliEngine } from './episode-cli.js';
 import { intFlag } from './number-flags.js';
 import { resolveArg } from './store-common.js';
-import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
-import { STEP_KEYS } from './step-repl.js';
+import { agentFlags, branchOracleOrUsage, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
+import { STEP_FLAG_HELP } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -30,7 +30,7 @@ Options:
                     stops as diverged if it asks something else
   --model SOURCE    a new model source for an exec: agent, answering from step K+1
                     (default: the recorded source, after its first K answers)
-  --step            step in the terminal: ${STEP_KEYS}
+${STEP_FLAG_HELP}
   --stop-before tool|answer
                     with --step, also stop inside each step (before its tools run, or
                     before the model's answer reaches the agent) to run, edit or replace it
@@ -77,6 +77,7 @@ export const command: CliCommand = {
     const engine = cliEngine(io);
     const store = engine.store;
     const parent = resolveArg(store, positionals[0]).branch;
+    branchOracleOrUsage(store, parent, at, values.agent);
     return runEpisodeCommand(
       io,
       engine,

@@ -1,10 +1,12 @@
 import { parseArgs } from 'node:util';
-import { resumeEpisode } from '../engine/harness/resume.js';
+import { resumeEpisode, resumeStep } from '../engine/harness/resume.js';
+import { readLineage } from '../engine/trace/lineage.js';
 import type { CliCommand } from './command.js';
 import { UsageError } from './command.js';
 import { cliEngine } from './episode-cli.js';
-import { agentFlags, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
-import { STEP_KEYS } from './step-repl.js';
+import { resolveArg } from './store-common.js';
+import { agentFlags, branchOracleOrUsage, EPISODE_FLAGS, runEpisodeCommand } from './run.js';
+import { STEP_FLAG_HELP } from './step-repl.js';
 import { parseOrUsage } from './parse-or-usage.js';
 import { CONSENT_FLAG_OPTIONS, CONSENT_HELP, consentFromFlags } from './consent-flags.js';
 
@@ -18,7 +20,7 @@ used). The interrupted trace stays as it was; the continuation is a new branch f
 that step, with "resume_of" in its header.
 
 Options:
-  --step            step in the terminal: ${STEP_KEYS}
+${STEP_FLAG_HELP}
   --stop-before tool|answer
                     with --step, also stop inside each step (before its tools run, or
                     before the model's answer reaches the agent) to run, edit or replace it
@@ -56,6 +58,9 @@ export const command: CliCommand = {
     if (positionals.length !== 1) throw new UsageError('give exactly one EPISODE (an episode or branch id)');
     const engine = cliEngine(io);
     const store = engine.store;
+    // The oracle continues only where it has not run yet; refused before Docker, as run refuses it.
+    const resumed = resolveArg(store, positionals[0]);
+    branchOracleOrUsage(store, resumed.branch, resumeStep(readLineage(store, resumed)), undefined);
     return runEpisodeCommand(
       io,
       engine,

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
-import { startEpisode } from '../engine/harness/episode-factory.js';
+import { agentAt, startEpisode } from '../engine/harness/episode-factory.js';
+import { readLineage } from '../engine/trace/lineage.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { AgentOutputChunk } from '../engine/harness/episode-controller.js';
 import { parseBreakFlags, BREAK_FORMS } from './breakpoint-flags.js';
@@ -22,7 +23,7 @@ import { intFlag, numberFlag } from './number-flags.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
 import { checkAgentDir } from '../engine/agents/agent-spec.js';
 import { ORACLE_FLAG, oracleProblem } from '../engine/agents/oracle-agent.js';
-import { LineReader, promptManualAgent, stepRepl, STEP_KEYS } from './step-repl.js';
+import { LineReader, promptManualAgent, stepRepl, STEP_FLAG_HELP } from './step-repl.js';
 import type { EpisodeEnv } from '../engine/harness/episode-factory.js';
 import type { Engine } from '../engine/open-engine.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
@@ -64,7 +65,7 @@ Agents (--agent):
   oracle            a Harbor task's solution/solve.sh, run as the one step
 
 Options:
-  --step            step in the terminal: ${STEP_KEYS}
+${STEP_FLAG_HELP}
   --keep            leave the sandbox running at the end (named stepbox-kept-ID, which
                     no later sweep removes) and print its id; remove it with docker rm -f ID
   --json            print one JSON document: episode, branch, status, end_reason, steps,
@@ -145,6 +146,36 @@ export function agentDirOrUsage(spec: string, agentDir: string | undefined): voi
   }
 }
 
+/**
+ * The oracle on a task without solution/solve.sh, refused before anything starts (exit 2), in
+ * one set of words for every command that can start it: run, batch (and --resume), case run,
+ * ab, fork and resume (it ended the episode as an error at step 0, or each batch slot so).
+ * `decided`: the decisions the oracle had made already; one that continues past its one step
+ * runs nothing more (a fork or resume at K ≥ 1 of an oracle's branch), so needs no solution.
+ */
+export function oracleOrUsage(spec: string | undefined, taskPath: string | null, decided = 0): void {
+  if (spec?.trim() !== 'oracle' || decided > 0) return;
+  const problem = oracleProblem(taskPath, ORACLE_FLAG);
+  if (problem) throw new UsageError(problem);
+}
+
+/**
+ * {@link oracleOrUsage} for a branch continued at step `at` (fork, resume): the agent given, or
+ * the branch's own as it stood at that step (the one that continues without --agent).
+ */
+export function branchOracleOrUsage(
+  store: DiskEpisodeStore,
+  branch: string,
+  at: number,
+  agentSpec: string | undefined,
+): void {
+  const lineage = readLineage(store, store.resolve(branch));
+  const origin = agentAt(lineage, at);
+  const taskPath = lineage.header.task_path ?? null;
+  if (agentSpec !== undefined) oracleOrUsage(agentSpec, taskPath);
+  else oracleOrUsage(String(origin.agent.spec), taskPath, origin.skip);
+}
+
 /** The agent options given by {@link EPISODE_FLAGS}. */
 export function agentFlags(values: {
   'base-url'?: string;
@@ -193,11 +224,7 @@ export const command: CliCommand = {
     const world = loadWorldOrUsage(positionals[0], worldFlags(values), io);
     // The oracle on a task without a solution: refused before a sandbox starts (it ended the
     // episode as an error at step 0).
-    const noSolution =
-      values.agent.trim() === 'oracle'
-        ? oracleProblem(world.taskPath ?? resolve(positionals[0]), ORACLE_FLAG)
-        : null;
-    if (noSolution) throw new UsageError(noSolution);
+    oracleOrUsage(values.agent, world.taskPath ?? resolve(positionals[0]));
     // Recorded in the header as the task's own: a fork or replay runs on the same runtime.
     const runtime = runtimeFlag(values.runtime);
     const agentSpec = values.agent;

@@ -8,10 +8,16 @@ import type { ToolResult } from '../../shared/tool-result.js';
 import { oneLineJson } from '../../shared/step-summary.js';
 import { oneLine } from '../../shared/one-line.js';
 import { manualAgentOf } from '../engine/agents/manual-agent.js';
+import { droppedSentence } from '../../shared/rollback-dropped.js';
 
 /** The keys of `--step` mode, as its prompt shows them. */
 export const STEP_KEYS =
   'Enter step · c continue · i inject · r N roll back to step N · t stop before tools on/off · a stop before answers on/off · q stop';
+
+/** `--step` in the help of run, fork and resume: its keys, and what the end of input does. */
+export const STEP_FLAG_HELP = `  --step            step in the terminal: ${STEP_KEYS}
+                    (keys are read from stdin: at its end the episode stops as q does,
+                    interrupted with end_reason input_ended; leave out --step to run unattended)`;
 
 /** The keys at a stop inside a step (before the answer or before the tools), as its prompt shows them. */
 export const HELD_KEYS =
@@ -53,7 +59,7 @@ export async function stepRepl(c: EpisodeRunner, io: CliIo, reader: LineReader):
         : `[step ${c.currentStep()}] ${STEP_KEYS}> `,
     );
     if (line === null) {
-      await stopAtEndOfInput(c, io);
+      await stopAtEndOfInput(c, io, 'step');
       break;
     }
     const cmd = line.trim();
@@ -80,8 +86,12 @@ export async function stepRepl(c: EpisodeRunner, io: CliIo, reader: LineReader):
         io.stderr.write(`injected ${role} message; the agent sees it before step ${c.currentStep() + 1}\n`);
       } else if (/^r\s+\d+$/.test(cmd)) {
         const k = Number(cmd.split(/\s+/)[1]);
-        await c.rollbackTo(k);
-        io.stderr.write(`rolled back to step ${k}; continuing creates a new branch\n`);
+        const rolled = await c.rollbackTo(k);
+        // What of a person's the new branch leaves out, in the window's words; nothing when nothing.
+        const dropped = droppedSentence(rolled.dropped);
+        io.stderr.write(
+          `rolled back to step ${k}; continuing creates a new branch${dropped ? `\n${dropped}` : ''}\n`,
+        );
       } else if (held && /^(edit|answer|replace)\b/.test(cmd)) {
         const after = heldCommand(c, cmd);
         io.stderr.write(describeHeld(after));
@@ -177,10 +187,20 @@ export const INPUT_ENDED = 'input_ended';
  * End of input stops the episode, as it ends `stepbox sandbox shell` (a Ctrl+D there, bash's
  * end of input): no one is left to answer, so waiting would be forever. The trace keeps every
  * step so far and closes `interrupted` (end_reason input_ended), which `stepbox resume` continues.
+ * At the `--step` prompt (`asking` 'step') it says how to run without a person: `--step` asked
+ * for one, and a run fed a few keys then closed (a script, CI) reads as a run that gave up.
  */
-export function stopAtEndOfInput(c: EpisodeRunner, io: CliIo): Promise<unknown> {
+export function stopAtEndOfInput(
+  c: EpisodeRunner,
+  io: CliIo,
+  asking: 'step' | 'agent' = 'agent',
+): Promise<unknown> {
+  const unattended =
+    asking === 'step'
+      ? `. --step waits for a person at every step: to run without stepping, leave out --step (stepbox resume, without --step, continues an interrupted episode to its end)`
+      : '';
   io.stderr.write(
-    `\nstepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step ${c.currentStep() + 1}; its trace keeps the steps so far and closes as interrupted (${INPUT_ENDED})\n`,
+    `\nstepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step ${c.currentStep() + 1}; its trace keeps the steps so far and closes as interrupted (${INPUT_ENDED})${unattended}\n`,
   );
   return c.stop(INPUT_ENDED);
 }

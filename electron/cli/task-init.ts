@@ -3,7 +3,7 @@ import { findDevcontainer, readDevcontainer } from '../engine/harness/devcontain
 import { join, relative } from 'node:path';
 import { SANDBOX_IMAGE } from '../../shared/constants.js';
 import { parseTask, type TaskInput } from '../../shared/task.js';
-import { folderTaskInput, loadFolderWorld } from '../engine/harness/load-world.js';
+import { folderBuild, folderTaskInput, loadFolderWorld } from '../engine/harness/load-world.js';
 import { isHarborTaskDir } from '../engine/harness/harbor-task.js';
 import type { CliCommand } from './command.js';
 import { EXIT, UsageError } from './command.js';
@@ -14,7 +14,8 @@ import { WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
 const HELP = `stepbox task init DIR [--goal TEXT] [--verify CMD] [--import-limit SIZE] [--force] [--json]
 
 Writes DIR/task.json: the task \`stepbox run DIR --goal TEXT\` would run, as a file to edit
-(the sandbox, setup commands, the verifier, timeouts). Its workspace is the folder itself
+(the sandbox, setup commands, the verifier, timeouts); a Dockerfile in DIR is built as its
+image ("sandbox": {"build": "."}). Its workspace is the folder itself
 ("workspace": {"from": "."}: in a git checkout the files git sees and .git, otherwise every
 file; task.json itself is left out). From then on \`stepbox run DIR\` runs that file. Without
 --goal the goal is a placeholder to replace. An existing task.json is kept unless --force.
@@ -72,11 +73,15 @@ export const command: CliCommand = {
     // A devcontainer's image, environment, setup and working directory, as `run DIR` reads them.
     const dc = findDevcontainer(world.value.dir) ? readDevcontainer(world.value.dir, flags) : null;
     if (dc && !dc.ok) throw new UsageError(dc.error.message);
+    // A bare folder's own Dockerfile is built (the warning `run DIR` gives names this field);
+    // a devcontainer says its own image or build.
+    const build = dc ? null : folderBuild(world.value.dir);
     const doc: TaskInput = {
       ...folderTaskInput(world.value.dir, flags, '.'),
       // The keys people edit first, with their defaults spelled out.
       sandbox: {
-        image: SANDBOX_IMAGE,
+        // With a build, sandbox.image is ignored: not written, so it does not read as the image used.
+        ...(build !== null ? { build } : { image: SANDBOX_IMAGE }),
         network: 'none',
         limits: { cpus: 1, memory: '1g', disk: '1g' },
         ...(dc ? relativeBuild(dc.value.input.sandbox ?? {}, world.value.dir) : {}),
@@ -91,8 +96,14 @@ export const command: CliCommand = {
     writeFileSync(path, JSON.stringify(doc, null, 2) + '\n');
     if (values.json) printJson(io, { path, task: doc });
     else {
-      for (const note of world.value.notes) io.stderr.write(`${note}\n`);
+      // The bare folder's warnings (its Dockerfile unused) are what this file answers.
+      const answered = new Set(world.value.warnings.map((w) => `warning: ${world.value.dir}: ${w}`));
+      for (const note of world.value.notes) if (!answered.has(note)) io.stderr.write(`${note}\n`);
       io.stdout.write(`wrote ${path}\n`);
+      if (build !== null)
+        io.stdout.write(
+          `  its image is built from ${join(world.value.dir, 'Dockerfile')} ("sandbox": {"build": ${JSON.stringify(build)}})\n`,
+        );
       if (values.goal === undefined)
         io.stdout.write(`  replace its placeholder "goal", then: stepbox run ${world.value.dir} --agent …\n`);
       else io.stdout.write(`  run it: stepbox run ${world.value.dir} --agent …\n`);

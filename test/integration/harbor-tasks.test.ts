@@ -268,6 +268,15 @@ describe('Harbor task folders on Docker', () => {
     const b = JSON.parse(batch.stdout);
     expect(b.slots).toHaveLength(4);
     expect(b.slots.every((slot: { status: string }) => slot.status === 'succeeded')).toBe(true);
+    // Each episode's header says what of its world stepbox left out, as a single run's does:
+    // hello-file's task.toml asks for gpus (the walk: batch episodes had no world_warnings).
+    const hello = b.slots.find((slot: { task: string }) => slot.task.includes('hello-file'));
+    const branches = join(env.home, 'episodes', hello.episode, 'branches');
+    const [trace] = readdirSync(branches).filter((f) => f.endsWith('.jsonl.gz'));
+    const header = events(join(branches, trace))[0] as { world_warnings?: string[] };
+    expect(header.world_warnings).toEqual(
+      expect.arrayContaining([expect.stringContaining('[environment] gpus is not honoured')]),
+    );
     const atif = join(env.dir, 'atif');
     const exp = await cli(['export', out, '--format', 'atif', '--out', atif]);
     expect(exp.code, exp.stderr).toBe(0);

@@ -68,16 +68,19 @@ describe('stepbox run / fork / open / replay on Docker', () => {
     expect(view.stdout).toMatch(/step 1 {2}→ lookup/);
   });
 
-  it('--step: Enter steps, r N rolls back, i injects, c continues onto a new branch', async () => {
+  it('--step: Enter steps, r N rolls back (saying what it dropped), i injects, c continues onto a new branch', async () => {
     const run = await cli(
       ['run', TASK, '--agent', AGENT, '--step', '--json'],
-      '\n\n\nr 1\ni\nuser\nhello\nc\n',
+      '\n\ni\nuser\nearly\n\nr 1\ni\nuser\nhello\nc\n',
     );
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout);
     expect(summary.branch).not.toBe(summary.episode);
     expect(summary).toMatchObject({ status: 'succeeded', steps: 6 });
-    expect(run.stderr).toContain('rolled back to step 1');
+    // The message injected after step 2 is not in the branch from step 1: said as the window says it.
+    expect(run.stderr).toContain(
+      'rolled back to step 1; continuing creates a new branch\nDropped: 1 message injected after step 2. Redo what the next step needs.\n',
+    );
     expect(run.stderr).toContain('injected user: hello');
   });
 

@@ -192,6 +192,22 @@ describeDocker('sandbox.build, devcontainers and sandbox.workdir on Docker', () 
     expect(again.stderr).not.toMatch(/\[build\] Step /);
   });
 
+  it('task init on a bare folder with a Dockerfile writes its build, and the run then runs on the image built from it', async () => {
+    // The walk: task init wrote a task on the stepbox image and the Dockerfile stayed unused.
+    const project = join(dir, 'bare-docker');
+    mkdirSync(project, { recursive: true });
+    writeFileSync(join(project, 'Dockerfile'), `FROM stepbox-sandbox:2\nLABEL mark=init-${token}\n`);
+    const init = await cli(['task', 'init', project, '--goal', 'nothing']);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain(`its image is built from ${join(project, 'Dockerfile')}`);
+    const agent = script(dir, 'bare-docker.jsonl', [{ content: 'done' }]);
+    const run = await cli(['run', project, '--agent', `scripted:${agent}`, '--json']);
+    noteTags(run.stderr);
+    expect(run.stderr).not.toMatch(/Dockerfile is not used/);
+    const header = JSON.parse(traceText(JSON.parse(run.stdout)).split('\n')[0]) as { image: string };
+    expect(header.image).toMatch(/^stepbox-build:[0-9a-f]{24}$/);
+  });
+
   it("a recorded task's built image needs --allow-image; a first-hand task file is consent", async () => {
     const taskDir = join(dir, 'consent-task');
     mkdirSync(taskDir, { recursive: true });

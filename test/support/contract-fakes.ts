@@ -200,6 +200,7 @@ export class FakeController implements EpisodeController {
   async rollbackTo(step: number) {
     this.append({ type: 'rollback', step, source: 'human', to_step: step, reason: 'user' });
     this.at = step;
+    return { from: this.branch, to_step: step, dropped: { injected: [], overridden: [], typed: [] } };
   }
   /** What each fork of this live branch was asked with (the agent and its settings). */
   readonly forkedWith: { step: number; agentSpec?: string; agentOptions?: CallerAgentOptions }[] = [];

@@ -17,6 +17,9 @@ import { parseAgentSpec } from '../../electron/engine/agents/agent-spec.js';
 import { PROJECT_ROOT, runCli } from '../support/cli.js';
 import { OracleAgent, oracleProblem } from '../../electron/engine/agents/oracle-agent.js';
 import type { DecideInput } from '../../electron/engine/agents/agent.js';
+import { createBatch } from '../../electron/engine/batch/batch-runner.js';
+import { openEngine } from '../../electron/engine/open-engine.js';
+import { writeSampleEpisode } from '../support/traces.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
 const scratch = mkdtempSync(join(tmpdir(), 'stepbox-harbor-'));
@@ -272,6 +275,84 @@ describe('the oracle agent spec', () => {
     expect(oracleProblem(dir, 'Agent: oracle')).toBeNull();
   });
 });
+
+describe('the oracle on a task without solution/solve.sh, from every command that starts it', () => {
+  it('is refused before anything starts (exit 2) by batch, batch --resume, case run, ab, fork and resume, in run’s words', async () => {
+    // The walk: only `run` refused it; batch wrote batch.json and each slot ended an error at step 0.
+    const dir = join(scratch, 'oracle-everywhere');
+    mkdirSync(dir);
+    const taskPath = join(dir, 'task.json');
+    writeFileSync(taskPath, '{"name":"t","goal":"g","verifier":{"command":"true"}}');
+    const home = join(scratch, 'home-oracle-everywhere');
+    // Docker unreachable: a command that got past the check would exit 3, not 2.
+    const env = { env: { STEPBOX_HOME: home, DOCKER_HOST: 'tcp://127.0.0.1:9' } };
+    const words = (folder: string) =>
+      `--agent oracle runs a Harbor task's solution/solve.sh, and ${folder} has none; add solution/solve.sh to the task's folder or pick another agent`;
+    const refused = async (args: string[], folder = dir) => {
+      const r = await runCli(args, env);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(2);
+      expect(r.stderr, args.join(' ')).toContain(words(folder));
+      return r;
+    };
+    await refused(['batch', dir, '--agent', 'oracle', '--out', join(home, 'b')]);
+    expect(existsSync(join(home, 'b'))).toBe(false);
+    // A batch made when the solution was there, resumed after it went.
+    const engine = openEngine({ home, sweep: false });
+    try {
+      const made = createBatch({
+        dir: join(home, 'made'),
+        home,
+        tasks: [{ path: taskPath, task: parseTaskOrThrow(taskPath) }],
+        agent: 'oracle',
+        episodes: 1,
+        concurrency: 1,
+      });
+      await refused(['batch', '--resume', made.dir]);
+      const caseDir = join(PROJECT_ROOT, 'resources/cases/reward-hacking-edit-test');
+      await refused(['case', 'run', 'reward-hacking-edit-test', '--agent', 'oracle'], caseDir);
+      writeFileSync(join(scratch, 'ab-a.json'), '{"agent": "oracle"}');
+      writeFileSync(join(scratch, 'ab-b.json'), '{"agent": "scripted:b.jsonl"}');
+      const ab = await refused([
+        'ab',
+        '--a',
+        join(scratch, 'ab-a.json'),
+        '--b',
+        join(scratch, 'ab-b.json'),
+        dir,
+      ]);
+      expect(ab.stderr).toContain(`side A: ${words(dir)}`);
+      // A recorded branch: an oracle that had not run yet (stopped at step 0), and one that had.
+      const oracle = { spec: 'oracle', kind: 'oracle' };
+      const notRun = await writeSampleEpisode(engine.store, {
+        script: [],
+        agent: 'oracle',
+        headerExtra: { task_path: taskPath, agent: oracle },
+        end: { status: 'interrupted', end_reason: 'stopped', verifier: null },
+      });
+      await refused(['resume', notRun.branch]);
+      await refused(['fork', notRun.branch, '--at', '0']);
+      const ran = await writeSampleEpisode(engine.store, {
+        steps: 1,
+        agent: 'oracle',
+        headerExtra: { task_path: taskPath, agent: oracle },
+      });
+      await refused(['fork', ran.branch, '--at', '1', '--agent', 'oracle']);
+      // Continued past its one step the oracle runs nothing more: no solution needed (on to Docker).
+      const past = await runCli(['fork', ran.branch, '--at', '1'], env);
+      expect(past.stderr).not.toContain('solution/solve.sh');
+      expect(past.code, past.stderr).toBe(3);
+    } finally {
+      await engine.close();
+    }
+  });
+});
+
+/** A task file read as the batch reads it (its path made absolute). */
+function parseTaskOrThrow(path: string) {
+  const world = loadWorld(path);
+  if (!world.ok) throw new Error(world.error.message);
+  return world.value.task;
+}
 
 describe('dockerfileWorkdir', () => {
   it("is the last stage's last WORKDIR, relative ones resolved", () => {

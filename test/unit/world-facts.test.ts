@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { LibraryService } from '../../electron/services/library-service.js';
 import { storeTracePort } from '../../electron/services/trace-port.js';
 import { EpisodeView } from '../../shared/contract/models.js';
 import { writeSampleEpisode } from '../support/traces.js';
+import { runCli } from '../support/cli.js';
 
 let root: string;
 beforeEach(() => {
@@ -71,6 +72,37 @@ describe('what a world leaves out: one list, from its reader', () => {
     // A folder without one says nothing.
     write('plain/a.txt', 'a');
     expect(worldFacts(join(root, 'plain')).warnings).toEqual([]);
+  });
+
+  it('task init in a bare folder with a Dockerfile writes the build the warning names, and says so', async () => {
+    // The walk: it wrote a task without sandbox.build, so the Dockerfile stayed unused.
+    write('bare/Dockerfile', 'FROM busybox\n');
+    write('bare/run.sh', 'echo hi\n');
+    const dir = join(root, 'bare');
+    const env = { env: { STEPBOX_HOME: join(root, 'home'), DOCKER_HOST: 'tcp://127.0.0.1:9' } };
+    const init = await runCli(['task', 'init', dir, '--goal', 'Build it'], env);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain(
+      `its image is built from ${join(dir, 'Dockerfile')} ("sandbox": {"build": "."})`,
+    );
+    // The bare folder's warning is what the file answers: not said as it is written.
+    expect(init.stderr).not.toMatch(/Dockerfile is not used/);
+    const written = JSON.parse(readFileSync(join(dir, 'task.json'), 'utf8'));
+    expect(written.sandbox).toMatchObject({ build: '.' });
+    expect(written.sandbox).not.toHaveProperty('image');
+    // Read back by the one reader: built from the folder, nothing left unused.
+    expect(worldFacts(dir)).toEqual({ kind: 'task', warnings: [], problem: null });
+    const world = loadWorld(dir);
+    if (!world.ok) throw new Error(world.error.message);
+    expect(world.value.task.sandbox.build).toBe('.');
+    // Without a Dockerfile it names the stepbox image, as before.
+    write('plain/a.txt', 'a');
+    const plain = await runCli(['task', 'init', join(root, 'plain'), '--goal', 'g'], env);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout).not.toContain('built from');
+    expect(JSON.parse(readFileSync(join(root, 'plain/task.json'), 'utf8')).sandbox).toMatchObject({
+      image: 'stepbox-sandbox:2',
+    });
   });
 
   it('the projects list carries each project’s warnings, and a devcontainer.json that does not read as its problem', async () => {

@@ -184,9 +184,11 @@ export async function runBatch(options: RunBatchOptions): Promise<BatchFile> {
     progress();
     let created = false;
     try {
+      const world = tasks.get(slot.task)!;
       const out = await runEpisodeToEnd({
-        task: tasks.get(slot.task)!.task,
-        taskPath: tasks.get(slot.task)!.taskPath,
+        task: world.task,
+        taskPath: world.taskPath,
+        worldWarnings: world.warnings,
         agentSpec: batch.agent,
         model: batch.model,
         ...(batch.agent_dir !== undefined ? { agentDir: batch.agent_dir } : {}),

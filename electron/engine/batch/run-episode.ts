@@ -26,6 +26,8 @@ export interface EpisodeOutcome {
 export async function runEpisodeToEnd(options: {
   readonly task: Task;
   readonly taskPath: string | null;
+  /** What of its world stepbox leaves out (`World.warnings`): the header's `world_warnings`, as a single run records them. */
+  readonly worldWarnings?: readonly string[];
   readonly agentSpec: string;
   /** What answers an exec: agent's model calls (`--model`). */
   readonly model?: string;
@@ -48,6 +50,7 @@ export async function runEpisodeToEnd(options: {
   const runner = await startEpisode({
     task: options.task,
     taskPath: options.taskPath,
+    ...(options.worldWarnings?.length ? { worldWarnings: options.worldWarnings } : {}),
     agentSpec: options.agentSpec,
     ...(options.model !== undefined || options.agentDir !== undefined
       ? {

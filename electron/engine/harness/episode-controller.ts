@@ -94,8 +94,9 @@ export interface EpisodeController {
   /**
    * Restore workspace, memory, conversation and cwd/env to just after step k in the live
    * sandbox; continuing creates a branch, or (`branchNow`) the branch is created at once.
+   * Resolves with what it left and dropped of a person's (the pause's `reason.rollback` too).
    */
-  rollbackTo(step: number, options?: RollbackOptions): Promise<void>;
+  rollbackTo(step: number, options?: RollbackOptions): Promise<RolledBack>;
   /**
    * Fork at step k into a new branch (own id, own trace), optionally with another agent and
    * its own settings (a model source for an exec: agent, an endpoint…).

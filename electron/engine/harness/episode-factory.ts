@@ -321,7 +321,7 @@ function execSkip(
  * since its own fork point. The walk follows the lineage's chain (depth-bounded and
  * loop-safe: a recorded parent chain is untrusted input).
  */
-function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; skip: number } {
+export function agentAt(lineage: Lineage, at: number): { agent: HeaderEvent['agent']; skip: number } {
   let i = 0;
   while (i < lineage.chain.length - 1 && at < (lineage.chain[i].forkStep ?? 0)) i++;
   const { header, forkStep } = lineage.chain[i];

@@ -6,6 +6,7 @@ import type { Task } from '../../../shared/task.js';
 import { ToolResult } from '../../../shared/tool-result.js';
 import type { OpenAiTool } from '../../../shared/tool-schemas.js';
 import type { EndEvent, OtherWriters, TraceEvent } from '../../../shared/trace-events.js';
+import type { RolledBack } from '../../../shared/contract/models.js';
 import { AgentEnded, AgentFailure, type Agent } from '../agents/agent.js';
 import type { CallerAgentOptions } from '../agents/agent-spec.js';
 import { decideWithin, decisionDeadline, DecisionTimeout, MODEL_TIMEOUT } from './decision-timeout.js';
@@ -667,7 +668,7 @@ export class EpisodeRunner implements EpisodeController {
       ) ?? null;
   }
 
-  async rollbackTo(step: number, options: RollbackOptions = {}): Promise<void> {
+  async rollbackTo(step: number, options: RollbackOptions = {}): Promise<RolledBack> {
     if (this.status === 'running') throw new HarnessError('busy', 'pause the episode before rolling back');
     // A held step's decision is dropped with it: the agent decides that step again.
     const dropped = this.gate.held() ? 1 : 0;
@@ -693,11 +694,9 @@ export class EpisodeRunner implements EpisodeController {
       this.branchOff(this.pendingFork);
       for (const e of this.queued.splice(0)) this.record(e);
     }
-    this.setState('paused', {
-      kind: 'paused',
-      message: `rolled back to step ${step}`,
-      rollback: { from, to_step: step, dropped: rewound.dropped },
-    });
+    const rollback: RolledBack = { from, to_step: step, dropped: rewound.dropped };
+    this.setState('paused', { kind: 'paused', message: `rolled back to step ${step}`, rollback });
+    return rollback;
   }
 
   async fork(

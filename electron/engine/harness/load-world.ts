@@ -152,11 +152,21 @@ const folderReader: WorldReader = {
  * build is read from, `sandbox.build` (README "Your own image").
  */
 function folderWarnings(dir: string): string[] {
-  return isFile(join(dir, 'Dockerfile'))
+  const build = folderBuild(dir);
+  return build !== null
     ? [
-        `its Dockerfile is not used: a folder without task.json runs on ${SANDBOX_IMAGE}. To build from it, write a task.json here with "sandbox": {"build": "."}`,
+        `its Dockerfile is not used: a folder without task.json runs on ${SANDBOX_IMAGE}. To build from it, write a task.json here with "sandbox": {"build": ${JSON.stringify(build)}}`,
       ]
     : [];
+}
+
+/**
+ * The `sandbox.build` a bare folder's own Dockerfile asks for (`"."`), or null without one: the
+ * one rule behind the folder's warning and what `stepbox task init` writes (it wrote a task
+ * that left the Dockerfile unused, and said the warning as it did).
+ */
+export function folderBuild(dir: string): string | null {
+  return isFile(join(dir, 'Dockerfile')) ? '.' : null;
 }
 
 /**

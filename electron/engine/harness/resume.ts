@@ -1,7 +1,7 @@
 import { openBranchController, type EpisodeEnv } from './episode-factory.js';
 import type { EpisodeRunner } from './episode-runner.js';
 import { HarnessError } from './harness-error.js';
-import { lastSnapshot, readLineage } from '../trace/lineage.js';
+import { lastSnapshot, readLineage, type Lineage } from '../trace/lineage.js';
 
 /**
  * Continues an `interrupted` branch from its last complete step (its last snapshot) in a
@@ -26,7 +26,7 @@ export async function resumeEpisode(options: EpisodeEnv & { readonly id: string 
       `${info.branch} ended ${end.status} (${end.end_reason}); only interrupted episodes resume. Fork it instead: stepbox fork ${info.branch} --at K`,
     );
   }
-  const at = lastSnapshot(lineage.events)?.step ?? 0;
+  const at = resumeStep(lineage);
   return openBranchController({
     ...options,
     store,
@@ -35,4 +35,9 @@ export async function resumeEpisode(options: EpisodeEnv & { readonly id: string 
     branchNow: true,
     headerExtra: { resume_of: info.branch },
   });
+}
+
+/** The step a resume continues from: the branch's last complete step (its last snapshot), else 0. */
+export function resumeStep(lineage: Lineage): number {
+  return lastSnapshot(lineage.events)?.step ?? 0;
 }

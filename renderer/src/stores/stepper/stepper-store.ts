@@ -27,7 +27,7 @@ import {
   type LiveRows,
 } from '../../../../shared/contract/step-rows';
 import { callDetail } from '../../../../shared/step-summary';
-import { droppedPhrases, droppedSentence } from '../../model/rollback-dropped';
+import { droppedPhrases, droppedSentence } from '../../../../shared/rollback-dropped';
 import { errorText } from '../result';
 import { whenIdle } from '../../model/when-idle';
 import { isSetupRow } from '../../model/row-filter';

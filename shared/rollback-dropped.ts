@@ -1,7 +1,7 @@
-import type { RollbackDropped } from '../../../shared/contract/models';
-import { countOf } from '../../../shared/count-of';
+import type { RollbackDropped } from './contract/models.js';
+import { countOf } from './count-of.js';
 
-/** `step 2`, `steps 1, 2, 4`: the distinct steps of `steps`, in order (short: the notice has few lines at 1024×700). */
+/** `step 2`, `steps 1, 2, 4`: the distinct steps of `steps`, in order (short: the window's notice has few lines at 1024×700). */
 function stepsWords(steps: readonly number[]): string {
   const at = [...new Set(steps)].sort((a, b) => a - b);
   return at.length === 1 ? `step ${at[0]}` : `steps ${at.join(', ')}`;
@@ -12,7 +12,8 @@ function stepsWords(steps: readonly number[]): string {
  * injected after step 2"), or an empty list when it dropped nothing. An injected message and a
  * typed command are recorded at the step they came after; an override at the step whose result it
  * replaced. The notice said "Inject your message again" only for a message after step k itself:
- * not for one after a later step, nor for an override.
+ * not for one after a later step, nor for an override. The window's notice and the CLI's `r K`
+ * say these same words.
  */
 export function droppedPhrases(d: RollbackDropped): string[] {
   const out: string[] = [];
@@ -24,7 +25,7 @@ export function droppedPhrases(d: RollbackDropped): string[] {
   return out;
 }
 
-/** The notice's sentence of what a rollback dropped and what to do about it; '' when nothing. */
+/** The sentence of what a rollback dropped and what to do about it (the window's notice, `r K`); '' when nothing. */
 export function droppedSentence(d: RollbackDropped): string {
   const phrases = droppedPhrases(d);
   if (phrases.length === 0) return '';
