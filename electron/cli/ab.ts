@@ -93,6 +93,7 @@ export const command: CliCommand = {
         return {
           path: world.taskPath ?? resolve(p),
           doc: world.task as unknown as Record<string, unknown>,
+          warnings: world.warnings,
         };
       });
     } catch (e) {

@@ -249,6 +249,35 @@ describe('Harbor task folders on Docker', () => {
     expect(refused.stderr).toContain('--allow-network');
   });
 
+  it('ab records what of a world stepbox leaves out in each side’s episodes, as run and batch do', async () => {
+    const config = join(env.dir, 'ab-side.json');
+    writeFileSync(config, '{}');
+    const r = await cli([
+      'ab',
+      '--a',
+      config,
+      '--b',
+      config,
+      `${FIX}/dataset/hello-file`,
+      '--agent',
+      'oracle',
+      '--episodes',
+      '1',
+      '--json',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { episodes: { side: string; episode: string }[] };
+    expect(report.episodes).toHaveLength(2);
+    for (const e of report.episodes) {
+      const branches = join(env.home, 'episodes', e.episode, 'branches');
+      const [trace] = readdirSync(branches).filter((f) => f.endsWith('.jsonl.gz'));
+      const header = events(join(branches, trace))[0] as { world_warnings?: string[] };
+      expect(header.world_warnings, `side ${e.side}`).toEqual(
+        expect.arrayContaining([expect.stringContaining('[environment] gpus is not honoured')]),
+      );
+    }
+  });
+
   it('a folder of task folders is a dataset for batch (N trials each, sandboxes recycled between them); each trial exports as ATIF', async () => {
     const out = join(env.dir, 'batch');
     const batch = await cli([

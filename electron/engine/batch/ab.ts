@@ -117,7 +117,8 @@ function metrics(samples: readonly Sample[]): AbMetrics {
  * drift in the machine's load hits both alike; then QA over every episode and the comparison.
  */
 export async function runAb(options: {
-  readonly tasks: readonly { path: string; doc: Record<string, unknown> }[];
+  /** Each task's path and document, and what of its world stepbox leaves out (`World.warnings`). */
+  readonly tasks: readonly { path: string; doc: Record<string, unknown>; warnings?: readonly string[] }[];
   readonly a: AbConfig;
   readonly b: AbConfig;
   /** The agent for a side whose config names none. */
@@ -142,6 +143,7 @@ export async function runAb(options: {
     agent: string;
     model?: string;
     agentDir?: string;
+    warnings?: readonly string[];
   }[] = [];
   for (let i = 0; i < options.episodes; i++)
     for (const t of options.tasks)
@@ -158,6 +160,7 @@ export async function runAb(options: {
           agent,
           model,
           ...(agentDir !== undefined ? { agentDir } : {}),
+          ...(t.warnings?.length ? { warnings: t.warnings } : {}),
         });
       }
   const samples: Record<'a' | 'b', Sample[]> = { a: [], b: [] };
@@ -173,6 +176,8 @@ export async function runAb(options: {
         agentSpec: job.agent,
         model: job.model,
         ...(job.agentDir !== undefined ? { agentDir: job.agentDir } : {}),
+        // As a single run and a batch record them: step 0 of every side's episode says them.
+        ...(job.warnings ? { worldWarnings: job.warnings } : {}),
         store: options.store,
         parts: options.parts,
         sandboxes,
