@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadWorldOrUsage, WORLD_FLAGS, WORLD_FLAGS_HELP, worldFlags } from './world-flags.js';
-import { agentAt, startEpisode } from '../engine/harness/episode-factory.js';
+import { branchOracleProblem, startEpisode } from '../engine/harness/episode-factory.js';
 import { readLineage } from '../engine/trace/lineage.js';
 import type { EpisodeRunner } from '../engine/harness/episode-runner.js';
 import type { AgentOutputChunk } from '../engine/harness/episode-controller.js';
@@ -170,10 +170,8 @@ export function branchOracleOrUsage(
   agentSpec: string | undefined,
 ): void {
   const lineage = readLineage(store, store.resolve(branch));
-  const origin = agentAt(lineage, at);
-  const taskPath = lineage.header.task_path ?? null;
-  if (agentSpec !== undefined) oracleOrUsage(agentSpec, taskPath);
-  else oracleOrUsage(String(origin.agent.spec), taskPath, origin.skip);
+  const problem = branchOracleProblem(lineage, at, agentSpec, ORACLE_FLAG);
+  if (problem) throw new UsageError(problem);
 }
 
 /** The agent options given by {@link EPISODE_FLAGS}. */

@@ -19,6 +19,7 @@ import { OracleAgent, oracleProblem } from '../../electron/engine/agents/oracle-
 import type { DecideInput } from '../../electron/engine/agents/agent.js';
 import { createBatch } from '../../electron/engine/batch/batch-runner.js';
 import { openEngine } from '../../electron/engine/open-engine.js';
+import { forkEpisode } from '../../electron/engine/harness/fork.js';
 import { writeSampleEpisode } from '../support/traces.js';
 
 const FIXTURES = join(PROJECT_ROOT, 'test/fixtures/harbor');
@@ -331,6 +332,23 @@ describe('the oracle on a task without solution/solve.sh, from every command tha
       });
       await refused(['resume', notRun.branch]);
       await refused(['fork', notRun.branch, '--at', '0']);
+      // The window's fork goes through the engine, which refuses it the same way before a sandbox
+      // starts (Docker unreachable: a fork past the check would fail on the engine instead).
+      const offline = openEngine({
+        home,
+        sweep: false,
+        env: { ...process.env, DOCKER_HOST: 'tcp://127.0.0.1:9' },
+      });
+      try {
+        await expect(
+          forkEpisode({ id: notRun.branch, at: 0, ...(await offline.episodeEnv()) }),
+        ).rejects.toMatchObject({
+          code: 'invalid_input',
+          message: `Agent oracle runs a Harbor task's solution/solve.sh, and ${dir} has none; add solution/solve.sh to the task's folder or pick another agent`,
+        });
+      } finally {
+        await offline.close();
+      }
       const ran = await writeSampleEpisode(engine.store, {
         steps: 1,
         agent: 'oracle',

@@ -4,6 +4,7 @@ import type { Task } from '../../../shared/task.js';
 import type { HeaderEvent } from '../../../shared/trace-events.js';
 import type { Agent } from '../agents/agent.js';
 import { driverOf } from '../agents/agent-driver.js';
+import { oracleProblem } from '../agents/oracle-agent.js';
 import {
   continuationOptions,
   normalizeAgentSpec,
@@ -199,6 +200,9 @@ export async function openBranchController(options: OpenBranchOptions): Promise<
   // ancestor's that ran that step, with the decisions it had made by then.
   const origin = agentAt(lineage, at);
   checkRecordedCommand(store, info.episode, origin.agent, options.agentSpec);
+  // The oracle that has yet to run its one step, on a task without a solution: refused before a sandbox starts.
+  const noSolution = branchOracleProblem(lineage, at, options.agentSpec, 'Agent oracle');
+  if (noSolution) throw new HarnessError('invalid_input', noSolution);
   const spec = options.agentSpec ? normalizeAgentSpec(options.agentSpec) : String(origin.agent.spec);
   // A recorded openai: episode continues at its recorded endpoint and parameters, never a default one;
   // an exec: one keeps its recorded model source unless --model names another.
@@ -312,6 +316,25 @@ function execSkip(
   const model = options.agentOptions?.model;
   const same = model === undefined || normalizeAgentSpec(model) === recorded.model_source;
   return runsOwnProgram(spec) && driverOf(recorded.kind).runsRecordedCommand && same ? recordedSkip() : 0;
+}
+
+/**
+ * Why a branch continued at step `at` (a fork, a reopen, a resume) cannot run its agent there
+ * as the oracle, or null: the oracle given, or the branch's own as it stood at that step, that
+ * has yet to run its one step, on a task whose folder has no solution/solve.sh. `lead` names the
+ * agent as the reader gave it (`--agent oracle`, `Agent: oracle`).
+ */
+export function branchOracleProblem(
+  lineage: Lineage,
+  at: number,
+  agentSpec: string | undefined,
+  lead: string,
+): string | null {
+  const origin = agentAt(lineage, at);
+  const spec = agentSpec ?? String(origin.agent.spec);
+  const decided = agentSpec !== undefined ? 0 : origin.skip;
+  if (spec.trim() !== 'oracle' || decided > 0) return null;
+  return oracleProblem(lineage.header.task_path ?? null, lead);
 }
 
 /**
