@@ -30,6 +30,7 @@ import {
   commonPlaces,
   taskFolderOf,
 } from '../../shared/start-paths.js';
+import { ChosenFiles } from './chosen-files.js';
 import { FileFields } from './file-fields.js';
 import { ProjectsService } from './projects-service.js';
 import { StatsService } from './stats-service.js';
@@ -40,9 +41,6 @@ import { systemClock, type Clock } from './clock.js';
 import { IdleReleaser } from './idle-release.js';
 import { DEFAULT_LOADED_SETTINGS, type LoadedSettings } from './settings-file.js';
 import { WindowPresence } from './window-presence.js';
-
-/** The start-form field a `files.choose` grant is for, by the name its refusals give it. */
-const CHOSEN_FIELD = { agent: AGENT_FIELD, model: MODEL_FIELD, agent_dir: AGENT_DIR_FIELD } as const;
 
 const log = logger('services');
 
@@ -194,14 +192,21 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     return { path, spec, options: typed.agentOptions, count, world };
   };
 
+  /** The files chosen with Choose… → Your folders, kept in the store (chosen-files.ts). */
+  const chosen = new ChosenFiles(ports.storeHome);
   /** Every file a form or the API names is read by one rule (file-fields.ts). */
-  const fields = new FileFields(async () =>
-    commonPlaces(
-      ports.storeHome,
-      ports.bundledDir,
-      projects.list().projects.map((p) => p.path),
-    ),
+  const fields = new FileFields(
+    async () =>
+      commonPlaces(
+        ports.storeHome,
+        ports.bundledDir,
+        projects.list().projects.map((p) => p.path),
+      ),
+    chosen,
   );
+  /** The folder of a task the picker names (a grant is for that task's starts). */
+  const pickerTaskFolder = async (task: ParsedRequestOf<'files.choose'>['task']) =>
+    taskFolderOf(resolve((await taskPathOf(task)).path));
 
   /** The agent fields of a start, fork or reopen resolved by the rule against `folder`. */
   const agentFields = async (
@@ -268,11 +273,22 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       }
       if (!r.task)
         throw new ServiceError('invalid_input', 'name the task whose folder to list (task: {kind, id})');
-      const { path } = await taskPathOf(r.task);
-      return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
+      return listInside(await pickerTaskFolder(r.task), r.path ?? '', "the task's folder");
     },
-    'files.choose': async (r) => ({
-      path: await fields.choose(CHOSEN_FIELD[r.field], r.path, r.field === 'agent_dir' ? 'folder' : 'file'),
+    'files.choose': async (r) =>
+      fields.choose(
+        r.field,
+        r.path,
+        r.field === 'agent_dir' ? 'folder' : 'file',
+        await pickerTaskFolder(r.task),
+      ),
+    'files.chosen': () => ({ chosen: chosen.list() }),
+    'files.forget': async (r) => ({
+      forgotten: await chosen.forget(
+        r.field,
+        r.path.trim(),
+        r.task === undefined ? undefined : await pickerTaskFolder(r.task),
+      ),
     }),
     'projects.list': () => projects.list(),
     'projects.open': (r) => projects.open(r.path),
@@ -399,11 +415,12 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'batch.start': async (r) => {
       const sources = await Promise.all(r.tasks.map(taskPathOf));
       const agents = [...new Set(sources.map((s) => s.agent))];
-      // A typed agent's file is read by the one rule, from the first task's folder.
-      const typed =
-        r.agent !== undefined
-          ? await fields.script(AGENT_FIELD, r.agent, taskFolderOf(resolve(sources[0].path)))
-          : undefined;
+      // A typed agent's file is read by the one rule, from the first task's folder, and must be
+      // readable for every task of the batch (a file chosen for one task is not for the others).
+      const folders = sources.map((s) => taskFolderOf(resolve(s.path)));
+      const typed = r.agent !== undefined ? await fields.script(AGENT_FIELD, r.agent, folders[0]) : undefined;
+      if (typed !== undefined)
+        for (const folder of folders.slice(1)) await fields.script(AGENT_FIELD, typed, folder);
       const spec = typed ?? (agents.length === 1 ? agents[0] : null);
       if (!spec)
         throw new ServiceError(
