@@ -308,7 +308,32 @@ export function chosenPlaces(paths: Iterable<string>): FilePlace[] {
 export interface Grant {
   readonly field: string;
   readonly task: string;
+  readonly task_name: string;
   readonly path: string;
+}
+
+/**
+ * A refusal of a path the person chose in Your folders for other tasks' starts (`grants`: all
+ * of them), saying for which and the way forward: the rule's words alone read as if it had
+ * never been chosen.
+ */
+export function chosenElsewhere(
+  problem: string,
+  grants: readonly Grant[],
+  field: string,
+  path: string,
+  taskFolder: string | null,
+): string {
+  const names = [
+    ...new Set(
+      grants
+        .filter((g) => g.field === field && g.path === path && g.task !== taskFolder)
+        .map((g) => g.task_name),
+    ),
+  ];
+  return names.length
+    ? `${problem} (chosen in Your folders for ${names.join(', ')} only: choose it again for this task)`
+    : problem;
 }
 
 /**

@@ -3,6 +3,7 @@ import { basename, dirname, isAbsolute, relative } from 'node:path';
 import type { ChosenField, ChosenFile } from '../../shared/contract/models.js';
 import {
   CHOSEN_FIELD,
+  chosenElsewhere,
   chosenPlaces,
   outsideText,
   placeProblem,
@@ -148,7 +149,11 @@ export class FileFields {
     const named = await this.placesFor(taskFolder);
     const places = [...named, ...chosenPlaces(granted.flatMap((g) => [g.path, g.real]))];
     const problem = placeProblem(field, typed, taskFolder, places, shown);
-    if (problem) throw new ServiceError('invalid_input', problem);
+    if (problem)
+      throw new ServiceError(
+        'invalid_input',
+        key === null ? problem : chosenElsewhere(problem, this.chosen.list(), key, path, taskFolder),
+      );
     const real = await realpath(path).catch(() => null);
     if (real === null)
       throw new ServiceError(

@@ -315,7 +315,10 @@ describe('the file picker lists inside its roots only', () => {
     // Another task's start: refused in the rule's words (a grant is for one task's starts).
     const elsewhere = await check(services, `scripted:${fix}`, 't2');
     expect(elsewhere).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
-    if (!elsewhere.ok) expect(elsewhere.error.message).toMatch(/^Agent: scripted:\S+ is outside the folders/);
+    if (!elsewhere.ok)
+      expect(elsewhere.error.message).toMatch(
+        /^Agent: scripted:\S+ is outside the folders .* \(chosen in Your folders for task only: choose it again for this task\)$/,
+      );
     // A batch of both tasks reads it for each: refused too.
     const batch = await services.handle('batch.start', {
       tasks: [T, { kind: 'sample', id: 't2' }],

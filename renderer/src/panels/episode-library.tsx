@@ -34,6 +34,7 @@ import {
   sameForAll,
   scriptPathOf,
   scriptPlaceProblem,
+  chosenElsewhere,
   chosenPlaces,
   grantsFor,
   startFieldOf,
@@ -378,15 +379,19 @@ export function EpisodeLibrary() {
     // A file chosen with Choose… in the person's folders is read for its field of this task's
     // starts alone (the server's grant, kept in the store).
     const mine = [...common, ...chosenPlaces(grantedTo(own ? 'model' : 'agent', taskPath))];
-    return (
-      scriptPlaceProblem(field, typed, folder, mine) ??
-      (inSandbox && agentDir.trim()
+    const script = scriptPlaceProblem(field, typed, folder, mine);
+    if (script !== null)
+      return chosenElsewhere(script, chosen, own ? 'model' : 'agent', readsOf(taskPath) ?? '', folder);
+    const dir =
+      inSandbox && agentDir.trim()
         ? placeProblem(AGENT_DIR_FIELD, agentDir, folder, [
             ...placesFor(folder, common),
             ...chosenPlaces(grantedTo('agentDir', taskPath)),
           ])
-        : null)
-    );
+        : null;
+    return dir === null
+      ? null
+      : chosenElsewhere(dir, chosen, 'agent_dir', agentFolderOf(agentDir, folder) ?? '', folder);
   };
   // The refusal each card would say; when every card says the same (a path outside every place),
   // it is said once, under the field, not repeated under each card.
