@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   OPERATIONS,
   isOperationName,
@@ -213,13 +213,17 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     agent: string | undefined,
     options: { model?: string; agent_dir?: string } | undefined,
     folder: string | null,
+    /** `folder` is a recorded task's (a fork, a reopen): relative paths resolve there, it is no place. */
+    recorded = false,
   ) => {
-    const spec = agent !== undefined ? await fields.script(AGENT_FIELD, agent, folder) : undefined;
+    const spec = agent !== undefined ? await fields.script(AGENT_FIELD, agent, folder, recorded) : undefined;
     const model =
-      options?.model !== undefined ? await fields.script(MODEL_FIELD, options.model, folder) : undefined;
+      options?.model !== undefined
+        ? await fields.script(MODEL_FIELD, options.model, folder, recorded)
+        : undefined;
     const agentDir =
       options?.agent_dir !== undefined
-        ? await fields.folder(AGENT_DIR_FIELD, options.agent_dir, folder)
+        ? await fields.folder(AGENT_DIR_FIELD, options.agent_dir, folder, recorded)
         : undefined;
     const agentOptions =
       options === undefined
@@ -232,10 +236,16 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     return { spec, agentOptions };
   };
 
-  /** The folder of the task a recorded branch ran (a fork's relative paths resolve there), or null. */
+  /**
+   * The folder of the task a recorded branch ran (a fork's relative paths resolve there), or
+   * null: the trace's word for it, so never a place by itself (agentFields' `recorded`). A
+   * project folder's task_path is the folder itself (its parent was taken for it).
+   */
   const recordedTaskFolder = async (id: string): Promise<string | null> => {
     const view = await library.open(id, 0);
-    return typeof view.task_path === 'string' && view.task_path ? dirname(resolve(view.task_path)) : null;
+    return typeof view.task_path === 'string' && view.task_path
+      ? taskFolderOf(resolve(view.task_path))
+      : null;
   };
 
   const teaching = () => {
@@ -345,14 +355,14 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       const typed =
         r.agent === undefined && r.agent_options === undefined
           ? { spec: undefined, agentOptions: undefined }
-          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id), true);
       return episodes.fork(r.id, r.step, typed.spec, { agentOptions: typed.agentOptions, consent: r.allow });
     },
     'episode.reopen': async (r) => {
       const typed =
         r.agent === undefined && r.agent_options === undefined
           ? { spec: undefined, agentOptions: undefined }
-          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id), true);
       return episodes.reopen(r.id, r.step, typed.spec, {
         agentOptions: typed.agentOptions,
         consent: r.allow,

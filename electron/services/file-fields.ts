@@ -110,17 +110,22 @@ export class FileFields {
     });
   }
 
-  /** `spec` with its `scripted:` file made absolute, checked by the rule (other specs unchanged). */
-  async script(field: string, spec: string, taskFolder: string | null): Promise<string> {
+  /**
+   * `spec` with its `scripted:` file made absolute, checked by the rule (other specs unchanged).
+   * `recorded`: `taskFolder` is what a trace says its task was (a fork, a reopen): relative paths
+   * resolve there, but it is no place of its own — a trace (an imported one, a bundle's) names
+   * any folder, and must not make one readable.
+   */
+  async script(field: string, spec: string, taskFolder: string | null, recorded = false): Promise<string> {
     const file = scriptOf(spec);
     if (file === null) return spec;
-    const path = await this.resolve(field, file, taskFolder, 'file', spec);
+    const path = await this.resolve(field, file, taskFolder, 'file', spec, recorded);
     return `scripted:${path}`;
   }
 
-  /** A folder typed in `field` (an agent folder), absolute, checked by the rule. */
-  folder(field: string, dir: string, taskFolder: string | null): Promise<string> {
-    return this.resolve(field, dir.trim(), taskFolder, 'folder');
+  /** A folder typed in `field` (an agent folder), absolute, checked by the rule (`recorded`: as {@link script}). */
+  folder(field: string, dir: string, taskFolder: string | null, recorded = false): Promise<string> {
+    return this.resolve(field, dir.trim(), taskFolder, 'folder', undefined, recorded);
   }
 
   /**
@@ -138,6 +143,7 @@ export class FileFields {
     taskFolder: string | null,
     kind: 'file' | 'folder' | 'task',
     shown?: string,
+    recorded = false,
   ): Promise<string> {
     const path = resolveIn(taskFolder ?? '/', typed);
     // A grant holds for its field of its task's starts, for the file chosen itself (a folder:
@@ -146,7 +152,7 @@ export class FileFields {
     const granted = (key === null ? [] : this.chosen.for(key, taskFolder)).filter(
       (g) => g.kind === 'folder' || path === g.path || path === g.real,
     );
-    const named = await this.placesFor(taskFolder);
+    const named = await this.placesFor(recorded ? null : taskFolder);
     const places = [...named, ...chosenPlaces(granted.flatMap((g) => [g.path, g.real]))];
     const problem = placeProblem(field, typed, taskFolder, places, shown);
     if (problem)

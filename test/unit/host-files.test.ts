@@ -414,3 +414,62 @@ describe('the file picker lists inside its roots only', () => {
     await again.dispose();
   });
 });
+
+describe("a trace's task folder is where a fork's relative paths resolve, never a place of its own", () => {
+  it('a fork of an episode whose trace names a folder outside every place reads nothing there; one of a bundled task does', async () => {
+    // An imported trace (a bundle's) may say its task was anywhere: `scripted:secret.txt` on its
+    // fork read that folder's file, the recorded folder counting as "the task's folder".
+    const base = mkdtempSync(join(tmpdir(), 'stepbox-recorded-'));
+    const bundled = join(base, 'bundled', 'hello');
+    mkdirSync(bundled, { recursive: true });
+    mkdirSync(join(base, 'elsewhere'));
+    writeFileSync(join(bundled, 'task.json'), '{"name":"hello","goal":"g"}');
+    writeFileSync(join(bundled, 'agent.jsonl'), '{"content":"done"}\n');
+    writeFileSync(join(base, 'elsewhere', 'secret.txt'), 'root:x:0:0');
+    let recorded = join(base, 'elsewhere', 'task.json');
+    const fake = fakePorts().ports;
+    const services = createAppServices({
+      ...fake,
+      bundledDir: join(base, 'bundled'),
+      catalog: {
+        ...fake.catalog,
+        tasks: async () => [
+          { id: 'hello', name: 'hello', goal: 'g', path: join(bundled, 'task.json'), agent: 'manual' },
+        ],
+      },
+      harness: {
+        ...fake.harness,
+        start: async (...args) => {
+          const c = await fake.harness.start(...args);
+          // What the trace says its task was.
+          Object.assign((c as unknown as { header: object }).header, { task_path: recorded });
+          return c;
+        },
+      },
+    });
+    try {
+      const fork = async (agent: string) => {
+        const started = await services.handle('episode.start', {
+          task: { kind: 'sample', id: 'hello' },
+          agent: 'manual',
+        });
+        if (!started.ok) throw new Error(started.error.message);
+        const { branch } = started.value as { branch: string };
+        return services.handle('episode.fork', { id: branch, step: 0, agent });
+      };
+      const refused = await fork('scripted:secret.txt');
+      expect(refused).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
+      expect(JSON.stringify(refused)).not.toMatch(/root:x/);
+      if (!refused.ok)
+        expect(refused.error.message).toMatch(
+          /^Agent: scripted:secret\.txt resolves to \S+\/elsewhere\/secret\.txt, which is outside the folders stepbox reads files from \(stepbox's bundled files\)/,
+        );
+      // A trace of the bundled task: its folder is a place anyway, and the relative script is read.
+      recorded = join(bundled, 'task.json');
+      expect(await fork('scripted:agent.jsonl')).toMatchObject({ ok: true });
+    } finally {
+      await services.dispose();
+      rmSync(base, { recursive: true, force: true });
+    }
+  });
+});
