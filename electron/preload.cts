@@ -18,6 +18,8 @@ const OPERATIONS = [
   'cases.save',
   'files.list',
   'files.choose',
+  'files.chosen',
+  'files.forget',
   'projects.list',
   'projects.open',
   'projects.remove',

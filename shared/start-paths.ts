@@ -304,6 +304,53 @@ export function chosenPlaces(paths: Iterable<string>): FilePlace[] {
   return [...paths].map((path) => ({ path, name: 'a file you chose with Choose…', chosen: true as const }));
 }
 
+/** A grant as the rule reads it (the contract's `ChosenFile`): a field, a task's folder, a path. */
+export interface Grant {
+  readonly field: string;
+  readonly task: string;
+  readonly task_name: string;
+  readonly path: string;
+}
+
+/**
+ * A refusal of a path the person chose in Your folders for other tasks' starts (`grants`: all
+ * of them), saying for which and the way forward: the rule's words alone read as if it had
+ * never been chosen.
+ */
+export function chosenElsewhere(
+  problem: string,
+  grants: readonly Grant[],
+  field: string,
+  path: string,
+  taskFolder: string | null,
+): string {
+  const names = [
+    ...new Set(
+      grants
+        .filter((g) => g.field === field && g.path === path && g.task !== taskFolder)
+        .map((g) => g.task_name),
+    ),
+  ];
+  return names.length
+    ? `${problem} (chosen in Your folders for ${names.join(', ')} only: choose it again for this task)`
+    : problem;
+}
+
+/**
+ * The grants that hold for `field` (its contract key, `agent`) on a start of the task in
+ * `taskFolder` (null: none holds): a grant is for one field of one task's starts, never for
+ * another project's. The server's rule and the start form's card both ask here.
+ */
+export function grantsFor<G extends Grant>(
+  grants: readonly G[],
+  field: string,
+  taskFolder: string | null,
+): G[] {
+  if (taskFolder === null) return [];
+  const folder = taskFolder.replace(/\/+$/, '');
+  return grants.filter((g) => g.field === field && g.task.replace(/\/+$/, '') === folder);
+}
+
 /** The places a start on the task in `taskFolder` may read from: its folder first, then `common`. */
 export function placesFor(taskFolder: string | null, common: readonly FilePlace[]): FilePlace[] {
   return [...(taskFolder ? [{ name: "the task's folder", path: taskFolder }] : []), ...common];
@@ -334,6 +381,8 @@ export const GOAL_FIELD = 'Goal';
 export const CHECK_FIELD = 'Check (command)';
 /** A start-form field by the name an error gives it. */
 export type StartField = typeof AGENT_FIELD | typeof MODEL_FIELD | typeof AGENT_DIR_FIELD;
+/** The start-form field a grant is for (`files.choose`'s `field`), by the name its refusals give it. */
+export const CHOSEN_FIELD = { agent: AGENT_FIELD, model: MODEL_FIELD, agent_dir: AGENT_DIR_FIELD } as const;
 
 /**
  * The start-form field an error names by its lead ("Agent: no file at …"), or null: the window

@@ -1,5 +1,5 @@
 import { homedir } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import {
   OPERATIONS,
   isOperationName,
@@ -30,6 +30,7 @@ import {
   commonPlaces,
   taskFolderOf,
 } from '../../shared/start-paths.js';
+import { ChosenFiles } from './chosen-files.js';
 import { FileFields } from './file-fields.js';
 import { ProjectsService } from './projects-service.js';
 import { StatsService } from './stats-service.js';
@@ -40,9 +41,6 @@ import { systemClock, type Clock } from './clock.js';
 import { IdleReleaser } from './idle-release.js';
 import { DEFAULT_LOADED_SETTINGS, type LoadedSettings } from './settings-file.js';
 import { WindowPresence } from './window-presence.js';
-
-/** The start-form field a `files.choose` grant is for, by the name its refusals give it. */
-const CHOSEN_FIELD = { agent: AGENT_FIELD, model: MODEL_FIELD, agent_dir: AGENT_DIR_FIELD } as const;
 
 const log = logger('services');
 
@@ -194,27 +192,38 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     return { path, spec, options: typed.agentOptions, count, world };
   };
 
+  /** The files chosen with Choose… → Your folders, kept in the store (chosen-files.ts). */
+  const chosen = new ChosenFiles(ports.storeHome);
   /** Every file a form or the API names is read by one rule (file-fields.ts). */
-  const fields = new FileFields(async () =>
-    commonPlaces(
-      ports.storeHome,
-      ports.bundledDir,
-      projects.list().projects.map((p) => p.path),
-    ),
+  const fields = new FileFields(
+    async () =>
+      commonPlaces(
+        ports.storeHome,
+        ports.bundledDir,
+        projects.list().projects.map((p) => p.path),
+      ),
+    chosen,
   );
+  /** The folder of a task the picker names (a grant is for that task's starts). */
+  const pickerTaskFolder = async (task: ParsedRequestOf<'files.choose'>['task']) =>
+    taskFolderOf(resolve((await taskPathOf(task)).path));
 
   /** The agent fields of a start, fork or reopen resolved by the rule against `folder`. */
   const agentFields = async (
     agent: string | undefined,
     options: { model?: string; agent_dir?: string } | undefined,
     folder: string | null,
+    /** `folder` is a recorded task's (a fork, a reopen): relative paths resolve there, it is no place. */
+    recorded = false,
   ) => {
-    const spec = agent !== undefined ? await fields.script(AGENT_FIELD, agent, folder) : undefined;
+    const spec = agent !== undefined ? await fields.script(AGENT_FIELD, agent, folder, recorded) : undefined;
     const model =
-      options?.model !== undefined ? await fields.script(MODEL_FIELD, options.model, folder) : undefined;
+      options?.model !== undefined
+        ? await fields.script(MODEL_FIELD, options.model, folder, recorded)
+        : undefined;
     const agentDir =
       options?.agent_dir !== undefined
-        ? await fields.folder(AGENT_DIR_FIELD, options.agent_dir, folder)
+        ? await fields.folder(AGENT_DIR_FIELD, options.agent_dir, folder, recorded)
         : undefined;
     const agentOptions =
       options === undefined
@@ -227,10 +236,16 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     return { spec, agentOptions };
   };
 
-  /** The folder of the task a recorded branch ran (a fork's relative paths resolve there), or null. */
+  /**
+   * The folder of the task a recorded branch ran (a fork's relative paths resolve there), or
+   * null: the trace's word for it, so never a place by itself (agentFields' `recorded`). A
+   * project folder's task_path is the folder itself (its parent was taken for it).
+   */
   const recordedTaskFolder = async (id: string): Promise<string | null> => {
     const view = await library.open(id, 0);
-    return typeof view.task_path === 'string' && view.task_path ? dirname(resolve(view.task_path)) : null;
+    return typeof view.task_path === 'string' && view.task_path
+      ? taskFolderOf(resolve(view.task_path))
+      : null;
   };
 
   const teaching = () => {
@@ -268,11 +283,22 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       }
       if (!r.task)
         throw new ServiceError('invalid_input', 'name the task whose folder to list (task: {kind, id})');
-      const { path } = await taskPathOf(r.task);
-      return listInside(taskFolderOf(resolve(path)), r.path ?? '', "the task's folder");
+      return listInside(await pickerTaskFolder(r.task), r.path ?? '', "the task's folder");
     },
-    'files.choose': async (r) => ({
-      path: await fields.choose(CHOSEN_FIELD[r.field], r.path, r.field === 'agent_dir' ? 'folder' : 'file'),
+    'files.choose': async (r) =>
+      fields.choose(
+        r.field,
+        r.path,
+        r.field === 'agent_dir' ? 'folder' : 'file',
+        await pickerTaskFolder(r.task),
+      ),
+    'files.chosen': () => ({ chosen: chosen.list() }),
+    'files.forget': async (r) => ({
+      forgotten: await chosen.forget(
+        r.field,
+        r.path.trim(),
+        r.task === undefined ? undefined : await pickerTaskFolder(r.task),
+      ),
     }),
     'projects.list': () => projects.list(),
     'projects.open': (r) => projects.open(r.path),
@@ -329,14 +355,14 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
       const typed =
         r.agent === undefined && r.agent_options === undefined
           ? { spec: undefined, agentOptions: undefined }
-          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id), true);
       return episodes.fork(r.id, r.step, typed.spec, { agentOptions: typed.agentOptions, consent: r.allow });
     },
     'episode.reopen': async (r) => {
       const typed =
         r.agent === undefined && r.agent_options === undefined
           ? { spec: undefined, agentOptions: undefined }
-          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id));
+          : await agentFields(r.agent, r.agent_options, await recordedTaskFolder(r.id), true);
       return episodes.reopen(r.id, r.step, typed.spec, {
         agentOptions: typed.agentOptions,
         consent: r.allow,
@@ -399,11 +425,12 @@ export function createAppServices(ports: EnginePorts, options: AppServicesOption
     'batch.start': async (r) => {
       const sources = await Promise.all(r.tasks.map(taskPathOf));
       const agents = [...new Set(sources.map((s) => s.agent))];
-      // A typed agent's file is read by the one rule, from the first task's folder.
-      const typed =
-        r.agent !== undefined
-          ? await fields.script(AGENT_FIELD, r.agent, taskFolderOf(resolve(sources[0].path)))
-          : undefined;
+      // A typed agent's file is read by the one rule, from the first task's folder, and must be
+      // readable for every task of the batch (a file chosen for one task is not for the others).
+      const folders = sources.map((s) => taskFolderOf(resolve(s.path)));
+      const typed = r.agent !== undefined ? await fields.script(AGENT_FIELD, r.agent, folders[0]) : undefined;
+      if (typed !== undefined)
+        for (const folder of folders.slice(1)) await fields.script(AGENT_FIELD, typed, folder);
       const spec = typed ?? (agents.length === 1 ? agents[0] : null);
       if (!spec)
         throw new ServiceError(

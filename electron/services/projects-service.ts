@@ -1,10 +1,11 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { Project } from '../../shared/contract/models.js';
 import { folderTakesGoal, worldFacts } from '../engine/harness/load-world.js';
 import { oracleSolutionDir } from '../engine/agents/oracle-agent.js';
 import { ServiceError } from './service-error.js';
+import { writeStoreFile } from './store-file.js';
 
 /** How many opened projects are remembered. */
 const MAX_RECENT = 20;
@@ -167,11 +168,7 @@ export class ProjectsService {
 
   private async write(): Promise<void> {
     const file = this.file();
-    if (!file) return;
-    await mkdir(dirname(file), { recursive: true });
-    const tmp = `${file}.tmp-${process.pid}`;
-    await writeFile(tmp, JSON.stringify({ projects: this.recent }, null, 2) + '\n');
-    await rename(tmp, file);
+    if (file) await writeStoreFile(file, { projects: this.recent });
   }
 }
 

@@ -383,6 +383,29 @@ export const TaskSource = z.discriminatedUnion('kind', [
 /** Where an episode's task comes from. */
 export type TaskSource = z.infer<typeof TaskSource>;
 
+/** A start-form field a file may be chosen for with Choose… → Your folders (`files.choose`). */
+export const ChosenField = z.enum(['agent', 'model', 'agent_dir']);
+export type ChosenField = z.infer<typeof ChosenField>;
+
+/**
+ * A grant: one file (for `agent_dir`, one folder) a person chose with Choose… in their own
+ * folders, readable for one field of starts of one task (its folder). Kept in the store
+ * (`chosen-files.json`) across restarts until the person clears the field or forgets it.
+ */
+export const ChosenFile = z.object({
+  field: ChosenField,
+  /** The folder of the task it was chosen for: starts (forks, reopens) of that task read it. */
+  task: z.string(),
+  /** That task's name as the library lists it (`hello-python`). */
+  task_name: z.string(),
+  /** The path as picked (absolute). */
+  path: z.string(),
+  kind: z.enum(['file', 'folder']),
+  /** When it was chosen (epoch ms). */
+  chosen_at: z.number(),
+});
+export type ChosenFile = z.infer<typeof ChosenFile>;
+
 /**
  * A project opened with Open…: a task.json, a folder holding one, or a bare folder (the
  * project itself is the workspace; its goal is typed in the window).

@@ -16,6 +16,8 @@ export const OPERATION_NAMES = [
   'cases.save',
   'files.list',
   'files.choose',
+  'files.chosen',
+  'files.forget',
   'projects.list',
   'projects.open',
   'projects.remove',

@@ -12,6 +12,8 @@ import {
   BatchView,
   BranchSummary,
   CaseName,
+  ChosenField,
+  ChosenFile,
   CaseSummary,
   CompareRow,
   DockerStatus,
@@ -87,6 +89,14 @@ const EpisodeStartRequest = z.strictObject({
   verify: z.string().min(1).max(20_000).optional(),
 });
 
+/** The bundled task or case, or opened project, a picker lists the folder of and a grant is for. */
+const PickerTask = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
+  z.strictObject({ kind: z.literal('case'), id: CaseName, fixed: z.boolean().optional() }),
+  // An opened project's folder: a place the one path rule reads from (commonPlaces).
+  z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
+]);
+
 export const OPERATIONS = {
   'library.list': op(
     z.strictObject({ query: z.string().optional(), limit: z.number().int().positive().max(1000).optional() }),
@@ -130,14 +140,7 @@ export const OPERATIONS = {
        */
       root: z.enum(['task', 'store', 'host']),
       /** The bundled task or case, or opened project, whose folder `task` means (a typed task path is not a root). */
-      task: z
-        .discriminatedUnion('kind', [
-          z.strictObject({ kind: z.literal('sample'), id: z.string().min(1) }),
-          z.strictObject({ kind: z.literal('case'), id: CaseName, fixed: z.boolean().optional() }),
-          // An opened project's folder: a place the one path rule reads from (commonPlaces).
-          z.strictObject({ kind: z.literal('project'), path: z.string().min(1).max(4096) }),
-        ])
-        .optional(),
+      task: PickerTask.optional(),
       /** The folder to list, from the root (default: the root; for `host`, the person's home folder). */
       path: z.string().max(4096).optional(),
     }),
@@ -154,12 +157,30 @@ export const OPERATIONS = {
   'files.choose': op(
     z.strictObject({
       /** The start-form field the file is chosen for: the grant holds for that field alone. */
-      field: z.enum(['agent', 'model', 'agent_dir']),
+      field: ChosenField,
       /** The file (for `agent_dir`, the folder) picked, absolute, in a folder `files.list` (`host`) listed. */
       path: z.string().min(1).max(4096),
+      /** The task it is chosen for: the grant holds for starts (forks, reopens) of that task's folder alone. */
+      task: PickerTask,
     }),
-    z.object({ path: z.string() }),
-    "Choose…'s pick in the person's folders: the server lets that one file (or folder) be read for that field from now on. Only an entry of a folder it listed can be chosen; a typed path is never a grant.",
+    ChosenFile,
+    "Choose…'s pick in the person's folders: the server lets that one file (or folder) be read for that field of that task's starts, kept in the store across restarts (`chosen-files.json`). Only an entry of a folder it listed in this run can be chosen; a typed path, a trace or a bundle is never a grant.",
+  ),
+  'files.chosen': op(
+    z.strictObject({}),
+    z.object({ chosen: z.array(ChosenFile) }),
+    'The grants in effect (files chosen with Choose… → Your folders), newest last: the window says them beside the fields.',
+  ),
+  'files.forget': op(
+    z.strictObject({
+      field: ChosenField,
+      /** The file or folder the field named (as picked, or its real path). */
+      path: z.string().min(1).max(4096),
+      /** Only the grant for this task (default: the grants of that file for that field, for every task). */
+      task: PickerTask.optional(),
+    }),
+    z.object({ forgotten: z.number().int().nonnegative() }),
+    'Drops the grants of a file for a field (the person cleared the field, or pressed Forget): stepbox reads it no more for that field.',
   ),
 
   'projects.list': op(

@@ -10,6 +10,10 @@ import { LayoutObject, servedApp } from '../support/e2e';
  * though the CLI takes it: Choose… browsed the same places only. Choose… → Your folders browses
  * the person's folders as Open… does; the file picked there is granted for that field by the
  * server, and a typed path still is not. Screenshots: `choose-own-<what>-<size>.png`.
+ *
+ * Grants13: the grant is for one field of one task's starts, kept in the store: a reload of the
+ * window and a restart of the server find it; another task, a neighbour file and a cleared
+ * field do not.
  */
 const person = mkdtempSync(join(tmpdir(), 'stepbox-person-'));
 const scripts = join(person, 'scripts');
@@ -47,8 +51,10 @@ describe("web mode: Choose… picks a script in the person's own folders", () =>
     await library.pickerEntry('scripts').click();
     const entry = library.pickerEntry('fix.jsonl');
     await entry.waitFor({ timeout: 20_000 });
+    // Whom the pick is for: the task named beside Your folders, said in the words too.
+    await picker.getByTestId('picker-for-task').selectOption('hello-python');
     await expect(picker.getByTestId('picker-words').innerText()).resolves.toMatch(
-      /^The file you choose here is the one stepbox may read for this field; nothing else in this folder is\./,
+      /^The file you choose here is the one stepbox may read for this field, on starts of hello-python; nothing else in this folder is\./,
     );
     // A way up: the person's folders are not one root.
     await expect(picker.getByTestId('picker-up').count()).resolves.toBe(1);
@@ -62,8 +68,17 @@ describe("web mode: Choose… picks a script in the person's own folders", () =>
     await picker.getByTestId('picker-choose').click();
     await picker.waitFor({ state: 'detached', timeout: 10_000 });
     await expect(library.agentField.inputValue()).resolves.toBe(`scripted:${fix}`);
-    // Granted: no refusal before the click, and the start runs the script.
+    // Granted for hello-python: its card reads it, and says it was chosen; the other task's refuses.
     await expect.poll(() => library.startRefusalForAll.count()).toBe(0);
+    await expect(library.agentChosen.innerText()).resolves.toMatch(
+      /^chosen in Your folders for hello-python\s+Forget$/,
+    );
+    await expect(library.startReads('hello-python').innerText()).resolves.toMatch(
+      /· chosen in Your folders$/,
+    );
+    await expect(library.startRefusal('notes-memory').innerText()).resolves.toMatch(
+      /^Agent: scripted:\S+ is outside the folders stepbox reads files from .*\(chosen in Your folders for hello-python only: choose it again for this task\)$/s,
+    );
     await app.screenshot('choose-own-chosen-1024x700');
     await library.startTask('hello-python');
     await app.stepper.waitForBranch(120_000);
@@ -80,4 +95,57 @@ describe("web mode: Choose… picks a script in the person's own folders", () =>
     expect(app.errors).toEqual([]);
     await app.page.close();
   }, 240_000);
+
+  it('the pick is kept: after a reload and a server restart Start runs it; a neighbour, another task or a cleared field are refused', async () => {
+    const fix = join(scripts, 'fix.jsonl');
+    const other = join(scripts, 'other.jsonl');
+    // A reload of the window: the field is empty; typed again, the card knows the grant (the
+    // server's, files.chosen) and says it, as the start will.
+    let app = await web.open({ width: 1024, height: 700 });
+    let library = app.library;
+    await library.waitForTasks();
+    await library.agentField.fill(`scripted:${fix}`);
+    await expect.poll(() => library.agentChosen.count()).toBe(1);
+    await expect(library.startRefusal('hello-python').count()).resolves.toBe(0);
+    await expect(library.startReads('hello-python').innerText()).resolves.toMatch(
+      /· chosen in Your folders$/,
+    );
+    await expect(library.startRefusal('notes-memory').count()).resolves.toBe(1);
+    const layout = new LayoutObject(app.page);
+    await library.agentChosen.scrollIntoViewIfNeeded();
+    expect(await layout.readable(library.agentChosen)).toBe(true);
+    await app.screenshot('choose-own-reloaded-1024x700');
+    await app.page.setViewportSize({ width: 1920, height: 1080 });
+    await app.screenshot('choose-own-reloaded-1920x1080');
+    await app.page.close();
+
+    // A restart of the server: the grant is in the store; Start runs the script.
+    await web.restart();
+    app = await web.open({ width: 1024, height: 700 });
+    library = app.library;
+    await library.waitForTasks();
+    await library.agentField.fill(`scripted:${fix}`);
+    await expect.poll(() => library.agentChosen.count()).toBe(1);
+    await library.startTask('hello-python');
+    await app.stepper.waitForBranch(120_000);
+    await expect(library.startFieldError.count()).resolves.toBe(0);
+
+    // Its neighbour: refused before the click and at the start.
+    await library.agentField.fill(`scripted:${other}`);
+    await expect.poll(() => library.startRefusalForAll.count()).toBe(1);
+    await library.startTask('hello-python');
+    await expect
+      .poll(() => library.startFieldError.innerText(), { timeout: 60_000 })
+      .toMatch(/^Agent: scripted:\S+ is outside the folders stepbox reads files from/);
+
+    // Cleared, the field's file is no longer chosen: typed again, it is refused like any path outside.
+    await library.agentField.fill(`scripted:${fix}`);
+    await expect.poll(() => library.agentChosen.count()).toBe(1);
+    await library.agentField.fill('');
+    await expect.poll(() => library.agentChosen.count()).toBe(0);
+    await library.agentField.fill(`scripted:${fix}`);
+    await expect.poll(() => library.startRefusalForAll.count()).toBe(1);
+    expect(app.errors).toEqual([]);
+    await app.page.close();
+  }, 300_000);
 });

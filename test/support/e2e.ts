@@ -237,6 +237,11 @@ export interface ServedApp {
   home(): string;
   /** The served page URL with its token (for `/api/*` calls beside the window); only inside a test. */
   url(): string;
+  /**
+   * Stops the server and serves the same home again (a restart of the app or server): a new
+   * port and token, so pages opened before are gone; {@link open} opens the new one.
+   */
+  restart(): Promise<void>;
 }
 
 /**
@@ -286,6 +291,11 @@ export function servedApp(
     url() {
       if (!served) throw new Error('servedApp().url() runs only inside a test');
       return served.url;
+    },
+    async restart() {
+      if (!served || !home) throw new Error('servedApp().restart() runs only inside a test');
+      await served.close();
+      served = await startServe({ home, ...(options.env ? { env: options.env } : {}) });
     },
   };
 }
@@ -632,6 +642,10 @@ export class LibraryPanel extends PanelObject {
   /** The start form's "Agent" field. */
   get agentField(): Locator {
     return this.root.getByTestId('library-agent');
+  }
+  /** Under the Agent field whose file was chosen in Your folders: for which tasks, and Forget. */
+  get agentChosen(): Locator {
+    return this.root.getByTestId('chosen-note-agent');
   }
   /** The Agent field's own heading and what it says it starts (sample tasks and projects, not cases). */
   get agentHeading(): Locator {

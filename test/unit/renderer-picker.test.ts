@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPickerStore, pickedValue } from '../../renderer/src/stores/picker/picker-store';
+import { createPickerStore, fileOf, pickedValue } from '../../renderer/src/stores/picker/picker-store';
 import { createFakeBackend } from '../support/renderer-fake-client';
 
 describe('the start form file picker', () => {
@@ -25,7 +25,7 @@ describe('the start form file picker', () => {
     expect(store.getState().field).toBeNull();
   });
 
-  it('in the person’s folders, a pick is granted by the server first (files.choose) and remembered per field', async () => {
+  it('in the person’s folders, a pick is granted by the server first (files.choose) for the field and the task named', async () => {
     const fake = createFakeBackend();
     fake.on('files.list', (r) => ({
       root: '/',
@@ -33,25 +33,82 @@ describe('the start form file picker', () => {
       absolute: `/${r.path ?? 'home/u'}`,
       entries: [{ name: 'fix.jsonl', type: 'file', size: 3 }],
     }));
+    const grant = (path: string) => ({
+      field: 'agent' as const,
+      task: '/res/tasks/hello',
+      task_name: 'hello',
+      path,
+      kind: 'file' as const,
+      chosen_at: 1,
+    });
     fake.on('files.choose', (r) =>
       r.path.endsWith('/refused.jsonl')
         ? { code: 'invalid_input', message: 'Agent: not listed' }
-        : { path: r.path },
+        : grant(r.path),
     );
     const store = createPickerStore(fake.client);
     await store.getState().open('agent', 'hello');
     await store.getState().setRoot('host');
     expect(fake.callsOf('files.list').at(-1)).toEqual({ root: 'host' });
     expect(await store.getState().take('fix.jsonl')).toBe('/home/u/fix.jsonl');
-    expect(fake.callsOf('files.choose')).toEqual([{ field: 'agent', path: '/home/u/fix.jsonl' }]);
-    expect(store.getState().chosen).toEqual({ agent: ['/home/u/fix.jsonl'], model: [], agentDir: [] });
+    expect(fake.callsOf('files.choose')).toEqual([
+      { field: 'agent', path: '/home/u/fix.jsonl', task: { kind: 'sample', id: 'hello' } },
+    ]);
+    expect(store.getState().chosen).toEqual([grant('/home/u/fix.jsonl')]);
+    // Another task named in Your folders: the folder listed stays, the pick is for that task.
+    const listed = fake.callsOf('files.list').length;
+    await store.getState().setTask('/home/u/project');
+    expect(fake.callsOf('files.list')).toHaveLength(listed);
+    await store.getState().take('fix.jsonl');
+    expect(fake.callsOf('files.choose').at(-1)).toMatchObject({
+      task: { kind: 'project', path: '/home/u/project' },
+    });
     // Refused: no path for the field, the server's words shown in the picker.
     expect(await store.getState().take('refused.jsonl')).toBeNull();
     expect(store.getState().error).toBe('Agent: not listed');
     // The task's folder and the store need no grant.
+    await store.getState().setTask('hello');
     await store.getState().setRoot('task');
     expect(await store.getState().take('fix.jsonl')).toBe('home/u/fix.jsonl');
-    expect(fake.callsOf('files.choose')).toHaveLength(2);
+    expect(fake.callsOf('files.choose')).toHaveLength(3);
+  });
+
+  it('after a reload the grants come from the server; clearing a field forgets its file, typing over it does not', async () => {
+    const fake = createFakeBackend();
+    let chosen = [
+      {
+        field: 'agent' as const,
+        task: '/t',
+        task_name: 't',
+        path: '/home/u/fix.jsonl',
+        kind: 'file' as const,
+        chosen_at: 1,
+      },
+    ];
+    fake.on('files.chosen', () => ({ chosen }));
+    fake.on('files.forget', (r) => {
+      const before = chosen.length;
+      chosen = chosen.filter((c) => !(c.field === r.field && c.path === r.path));
+      return { forgotten: before - chosen.length };
+    });
+    const store = createPickerStore(fake.client);
+    await store.getState().loadChosen();
+    expect(store.getState().chosen.map((c) => c.path)).toEqual(['/home/u/fix.jsonl']);
+    await store.getState().edited('agent', 'scripted:/home/u/fix.jsonl', 'scripted:/home/u/fix.json');
+    await store.getState().edited('model', 'scripted:/home/u/fix.jsonl', '');
+    expect(fake.callsOf('files.forget')).toEqual([]);
+    await store.getState().edited('agent', 'scripted:/home/u/fix.jsonl', ' ');
+    expect(fake.callsOf('files.forget')).toEqual([{ field: 'agent', path: '/home/u/fix.jsonl' }]);
+    expect(store.getState().chosen).toEqual([]);
+  });
+
+  it('names the file a field holds as a grant does', () => {
+    expect(fileOf('agent', ' scripted:/home/u/a.jsonl ')).toBe('/home/u/a.jsonl');
+    expect(fileOf('agent', 'scripted:a.jsonl')).toBeNull();
+    expect(fileOf('agent', "exec:python3 '/home/u/my agent.py'")).toBe('/home/u/my agent.py');
+    expect(fileOf('agent', 'exec:/home/u/run --fast')).toBe('/home/u/run');
+    expect(fileOf('agent', 'openai:gpt')).toBeNull();
+    expect(fileOf('agentDir', '/home/u/agent')).toBe('/home/u/agent');
   });
 
   it('shows a refusal as the picker’s error, not a throw', async () => {

@@ -59,6 +59,31 @@ export function FilePicker() {
     else e.setAgentDir(value);
     p.close();
   };
+  const taskSelect = (label: string) => (
+    <select
+      aria-label={label}
+      data-testid={root === 'host' ? 'picker-for-task' : 'picker-task'}
+      value={task ?? ''}
+      onChange={(ev) => void p.setTask(ev.target.value)}
+    >
+      {tasks.map((t) => (
+        <option key={t.id} value={t.id}>
+          {t.name}
+        </option>
+      ))}
+      {projects.length ? (
+        <optgroup label="Opened projects">
+          {projects.map((pr) => (
+            <option key={pr.path} value={pr.path}>
+              {pr.name}
+            </option>
+          ))}
+        </optgroup>
+      ) : null}
+    </select>
+  );
+  const forName =
+    tasks.find((t) => t.id === task)?.name ?? projects.find((pr) => pr.path === task)?.name ?? 'this task';
   // The agent's folder is a folder: its files are listed, not taken.
   const takes = (type: string): boolean => type === 'file' && field !== 'agentDir';
   const up = listing && listing.path ? listing.path.replace(/\/?[^/]*$/, '') : null;
@@ -97,29 +122,7 @@ export function FilePicker() {
           >
             Task’s folder
           </button>
-          {root === 'task' ? (
-            <select
-              aria-label="task"
-              data-testid="picker-task"
-              value={task ?? ''}
-              onChange={(ev) => void p.setTask(ev.target.value)}
-            >
-              {tasks.map((t) => (
-                <option key={t.id} value={t.id}>
-                  {t.name}
-                </option>
-              ))}
-              {projects.length ? (
-                <optgroup label="Opened projects">
-                  {projects.map((pr) => (
-                    <option key={pr.path} value={pr.path}>
-                      {pr.name}
-                    </option>
-                  ))}
-                </optgroup>
-              ) : null}
-            </select>
-          ) : null}
+          {root === 'task' ? taskSelect('task') : null}
           <button
             type="button"
             aria-pressed={root === 'store'}
@@ -139,6 +142,10 @@ export function FilePicker() {
           >
             Your folders
           </button>
+          {/* A file chosen in Your folders is for one task's starts: said, and changed, here. */}
+          {root === 'host' ? (
+            <label className="picker-for">for {taskSelect('the task the file is chosen for')}</label>
+          ) : null}
         </div>
         <div className="mono picker-path" data-testid="picker-path" title={listing?.absolute ?? ''}>
           {listing?.absolute ?? '…'}
@@ -201,9 +208,14 @@ export function FilePicker() {
         ) : null}
         <WhySlot id="picker-list-why" />
         <p className="muted" data-testid="picker-words">
-          {root === 'host'
-            ? 'The file you choose here is the one stepbox may read for this field; nothing else in this folder is. '
-            : 'A path in a sample task’s folder is kept relative to it, as the form resolves it. '}
+          {root === 'host' ? (
+            <>
+              The file you choose here is the one stepbox may read for this field, on starts of{' '}
+              <span className="task-name">{forName}</span>; nothing else in this folder is.{' '}
+            </>
+          ) : (
+            'A path in a sample task’s folder is kept relative to it, as the form resolves it. '
+          )}
           Enter or a double click takes a file; Esc closes.
         </p>
         {/* The way out last, after the words, the primary action first: as Save as case… and

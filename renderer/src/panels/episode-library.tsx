@@ -19,7 +19,7 @@ import {
   selectVisibleTasks,
 } from '../stores/episodes/episodes-store';
 import { useSlice, useStores } from '../stores/use-stores';
-import type { PickField } from '../stores/picker/picker-store';
+import { fileOf, grantField, type PickField } from '../stores/picker/picker-store';
 import {
   AGENT_DIR_FIELD,
   AGENT_FIELD,
@@ -34,7 +34,9 @@ import {
   sameForAll,
   scriptPathOf,
   scriptPlaceProblem,
+  chosenElsewhere,
   chosenPlaces,
+  grantsFor,
   startFieldOf,
   taskFolderOf,
   type PathRoot,
@@ -178,6 +180,8 @@ function StartItem(props: {
   readonly reads?: string | null;
   /** The folder a sandbox: agent's files come from, resolved from the task's folder, said before the click. */
   readonly agentFolder?: string | null;
+  /** The file it reads was chosen in Your folders for this task (a grant): the card says so. */
+  readonly readsChosen?: boolean;
   /** The task's folder: the card says paths inside it from there, the full path on hover. */
   readonly taskFolder?: string;
   /** The store and the bundled files: a path inside them is said from there, the full path on hover. */
@@ -231,6 +235,7 @@ function StartItem(props: {
         {props.reads && !props.refusal ? (
           <span className="muted mono lib-reads" data-testid="start-reads" title={props.reads}>
             reads {onCard(props.reads)}
+            {props.readsChosen ? ' · chosen in Your folders' : ''}
           </span>
         ) : null}
         {props.agentFolder && !props.refusal ? (
@@ -259,6 +264,37 @@ function FieldError(props: { readonly text: string; readonly roots?: readonly Pa
     <div ref={ref} className="state state-error" role="alert" data-testid="start-field-error">
       <ErrorText text={props.text} roots={props.roots} />
     </div>
+  );
+}
+
+/**
+ * Under a start-form field whose file was chosen in Your folders: for which tasks (a grant is for
+ * one field of one task's starts), and Forget, which drops it (clearing the field does too).
+ */
+function ChosenNote(props: { readonly field: PickField; readonly value: string }) {
+  const stores = useStores();
+  const chosen = useSlice('picker', (s) => s.chosen);
+  const file = fileOf(props.field, props.value);
+  const mine =
+    file === null ? [] : chosen.filter((c) => c.field === grantField(props.field) && c.path === file);
+  if (file === null || mine.length === 0) return null;
+  const tasks = [...new Set(mine.map((c) => c.task_name))].join(', ');
+  return (
+    <p
+      className="muted field-hint chosen-note"
+      data-testid={`chosen-note-${props.field === 'agentDir' ? 'agent-dir' : props.field}`}
+      title={mine.map((c) => `${c.path}\nchosen for ${c.task}`).join('\n')}
+    >
+      chosen in Your folders for <span className="task-name">{tasks}</span>{' '}
+      <button
+        type="button"
+        data-testid="chosen-forget"
+        aria-label={`Forget: stepbox reads ${file} no more for this field`}
+        onClick={() => void stores.picker.getState().forget(props.field, file)}
+      >
+        Forget
+      </button>
+    </p>
   );
 }
 
@@ -319,28 +355,43 @@ export function EpisodeLibrary() {
   const unreadableOf = useMemo(() => selectUnreadableByEpisode(episodes, unreadable), [episodes, unreadable]);
   const cases = useMemo(() => selectVisibleCases(allCases, query), [query, allCases]);
   const actions = stores.episodes.getState();
+  const picker = stores.picker.getState();
   // The script a typed `scripted:FILE` (the agent, or an exec agent's model) reads, per task.
   const typed = runsOwnProgramSpec(agent) ? model : agent;
   const readsOf = (taskPath: string) => scriptPathOf(typed, taskFolderOf(taskPath));
   const inSandbox = runsInSandboxSpec(agent);
   const folderOf = (taskPath: string) => (inSandbox ? agentFolderOf(agentDir, taskFolderOf(taskPath)) : null);
   // The start's own rule on the typed paths, said on the card before the click (never read to say it).
+  // The files chosen for `field` of starts of the task at `taskPath` (paths as picked).
+  const grantedTo = (field: PickField, taskPath: string) =>
+    grantsFor(chosen, grantField(field), taskFolderOf(taskPath)).map((g) => g.path);
+  const readsChosen = (taskPath: string) => {
+    const reads = readsOf(taskPath);
+    return (
+      reads !== null && grantedTo(runsOwnProgramSpec(agent) ? 'model' : 'agent', taskPath).includes(reads)
+    );
+  };
   const refusalOf = (taskPath: string): string | null => {
     if (common === null) return null;
     const folder = taskFolderOf(taskPath);
     const own = runsOwnProgramSpec(agent);
     const field = own ? MODEL_FIELD : AGENT_FIELD;
-    // A file chosen with Choose… in the person's folders is read for its field (the server's grant).
-    const mine = [...common, ...chosenPlaces(own ? chosen.model : chosen.agent)];
-    return (
-      scriptPlaceProblem(field, typed, folder, mine) ??
-      (inSandbox && agentDir.trim()
+    // A file chosen with Choose… in the person's folders is read for its field of this task's
+    // starts alone (the server's grant, kept in the store).
+    const mine = [...common, ...chosenPlaces(grantedTo(own ? 'model' : 'agent', taskPath))];
+    const script = scriptPlaceProblem(field, typed, folder, mine);
+    if (script !== null)
+      return chosenElsewhere(script, chosen, own ? 'model' : 'agent', readsOf(taskPath) ?? '', folder);
+    const dir =
+      inSandbox && agentDir.trim()
         ? placeProblem(AGENT_DIR_FIELD, agentDir, folder, [
             ...placesFor(folder, common),
-            ...chosenPlaces(chosen.agentDir),
+            ...chosenPlaces(grantedTo('agentDir', taskPath)),
           ])
-        : null)
-    );
+        : null;
+    return dir === null
+      ? null
+      : chosenElsewhere(dir, chosen, 'agent_dir', agentFolderOf(agentDir, folder) ?? '', folder);
   };
   // The refusal each card would say; when every card says the same (a path outside every place),
   // it is said once, under the field, not repeated under each card.
@@ -350,7 +401,11 @@ export function EpisodeLibrary() {
   // agents): said once above the cards; under each, the sample tasks at 1024×700 repeated "reads
   // … in the store / agent files from …" for the one Agent field. A relative path is each task's
   // own file, said on its card.
-  const readsAll = tasks.length > 1 ? sameForAll(tasks.map((t) => readsOf(t.path))) : null;
+  // A file chosen for one task is refused on the others' cards: then each card says its own.
+  const readsAll =
+    tasks.length > 1 && refusals.every((r) => r === null) && !tasks.some((t) => readsChosen(t.path))
+      ? sameForAll(tasks.map((t) => readsOf(t.path)))
+      : null;
   const folderAll = tasks.length > 1 ? sameForAll(tasks.map((t) => folderOf(t.path))) : null;
   const firstFolder = tasks.length > 0 ? taskFolderOf(tasks[0].path) : undefined;
   // A start refused under this field says it there already: the card's refusal of the same
@@ -470,7 +525,10 @@ export function EpisodeLibrary() {
           // Whole on hover; left, it shows its start (the kind and the command), not the tail
           // the caret scrolled to ("0/scripts/open-project.jsonl").
           title={agent || undefined}
-          onChange={(e) => actions.setAgent(e.target.value)}
+          onChange={(e) => {
+            actions.setAgent(e.target.value);
+            void picker.edited('agent', agent, e.target.value);
+          }}
         />
         <PickButton field="agent" label="Agent" />
         <AgentsButton />
@@ -484,6 +542,7 @@ export function EpisodeLibrary() {
           {agent}
         </div>
       ) : null}
+      <ChosenNote field="agent" value={agent} />
       {errorUnder(AGENT_FIELD)}
       {refusalUnder(AGENT_FIELD)}
       {/* One line until asked: the whole list took nine lines at 1024×700 and pushed the tasks out of sight. */}
@@ -507,10 +566,14 @@ export function EpisodeLibrary() {
               aria-describedby="library-model-hint"
               data-testid="library-model"
               value={model}
-              onChange={(e) => actions.setModel(e.target.value)}
+              onChange={(e) => {
+                actions.setModel(e.target.value);
+                void picker.edited('model', model, e.target.value);
+              }}
             />
             <PickButton field="model" label={MODEL_FIELD} />
           </div>
+          <ChosenNote field="model" value={model} />
           {errorUnder(MODEL_FIELD)}
           {refusalUnder(MODEL_FIELD)}
           <p className="muted field-hint" id="library-model-hint">
@@ -533,10 +596,14 @@ export function EpisodeLibrary() {
               aria-describedby="library-agent-dir-hint"
               data-testid="library-agent-dir"
               value={agentDir}
-              onChange={(e) => actions.setAgentDir(e.target.value)}
+              onChange={(e) => {
+                actions.setAgentDir(e.target.value);
+                void picker.edited('agentDir', agentDir, e.target.value);
+              }}
             />
             <PickButton field="agentDir" label="Agent folder" />
           </div>
+          <ChosenNote field="agentDir" value={agentDir} />
           {errorUnder(AGENT_DIR_FIELD)}
           {refusalUnder(AGENT_DIR_FIELD)}
           <p className="muted field-hint" id="library-agent-dir-hint">
@@ -577,6 +644,7 @@ export function EpisodeLibrary() {
             tooltip={t.goal}
             starting={starting}
             reads={readsAll ? null : readsOf(t.path)}
+            readsChosen={readsChosen(t.path)}
             agentFolder={folderAll ? null : folderOf(t.path)}
             refusal={refusalOf(t.path)}
             refusalShown={forAll === null}

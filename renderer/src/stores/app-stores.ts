@@ -350,6 +350,8 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
         void episodes.getState().refresh();
         void episodes.getState().loadCatalog();
         void projects.getState().load();
+        // The files chosen in Your folders are kept by the server: a reload's cards say them readable.
+        void picker.getState().loadChosen();
         void sandbox.getState().checkDocker();
         void batches.getState().refresh();
         void agents.getState().refresh();

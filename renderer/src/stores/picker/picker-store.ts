@@ -1,7 +1,8 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
+import type { ChosenField, ChosenFile } from '../../../../shared/contract/models';
 import type { ResponseOf } from '../../../../shared/contract/operations';
-import { resolveIn } from '../../../../shared/start-paths';
+import { resolveIn, scriptOf } from '../../../../shared/start-paths';
 import { errorText } from '../result';
 
 /** The start-form field a pick fills: the agent (a script or a program), its model's script, a sandbox agent's folder. */
@@ -13,8 +14,10 @@ export type PickField = 'agent' | 'model' | 'agentDir';
  */
 export type PickRoot = 'task' | 'store' | 'host';
 
-/** The files chosen in the person's folders, per field: the server reads each for that field alone. */
-export type ChosenFiles = Readonly<Record<PickField, readonly string[]>>;
+/** A form field's grant key (`files.choose`'s `field`). */
+export function grantField(field: PickField): ChosenField {
+  return field === 'agentDir' ? 'agent_dir' : field;
+}
 
 /** A folder's listing as the server gave it. */
 export type PickListing = ResponseOf<'files.list'>;
@@ -32,8 +35,11 @@ export interface PickerState {
   readonly listing: PickListing | null;
   readonly loading: boolean;
   readonly error: string | null;
-  /** What the server granted from picks in the person's folders (the start form's card says them readable). */
-  readonly chosen: ChosenFiles;
+  /**
+   * What the server granted from picks in the person's folders, each for one field of one task's
+   * starts (`files.chosen`: kept in the store, so a reload or a restart finds them again).
+   */
+  readonly chosen: readonly ChosenFile[];
 }
 
 /** What the picker does. */
@@ -55,6 +61,15 @@ export interface PickerActions {
    * when it is in the person's folders (`files.choose`); null, with the error shown, when refused.
    */
   take(name: string | null): Promise<string | null>;
+  /** Asks the server for the grants in effect (`files.chosen`): as the window opens, and after a change. */
+  loadChosen(): Promise<void>;
+  /** Drops the grants of `path` for `field`, for every task (Forget, or the field cleared). */
+  forget(field: PickField, path: string): Promise<void>;
+  /**
+   * The person changed the field from `before` to `after`: cleared, the file it named is no
+   * longer chosen for it (its grants go); typed over, the grants stay for a pick back.
+   */
+  edited(field: PickField, before: string, after: string): Promise<void>;
 }
 
 /** The picker slice. */
@@ -85,7 +100,7 @@ export function createPickerStore(client: StepboxClient): PickerStore {
       listing: null,
       loading: false,
       error: null,
-      chosen: { agent: [], model: [], agentDir: [] },
+      chosen: [],
       async open(field, task) {
         set({ field, root: 'task', task: task ?? get().task, listing: null, error: null });
         await list('');
@@ -96,6 +111,8 @@ export function createPickerStore(client: StepboxClient): PickerStore {
         await list('');
       },
       async setTask(task) {
+        // In Your folders the task says whom a pick is for: the folder listed stays.
+        if (get().root !== 'task') return set({ task });
         set({ task, listing: null });
         await list('');
       },
@@ -114,17 +131,39 @@ export function createPickerStore(client: StepboxClient): PickerStore {
         return rel === '' ? '.' : rel;
       },
       async take(name) {
-        const { field, root, chosen } = get();
+        const { field, root, task } = get();
         const path = get().pathOf(name);
         if (path === null || field === null || root !== 'host') return path;
-        const res = await client.files.choose({ field: field === 'agentDir' ? 'agent_dir' : field, path });
+        if (task === null) {
+          set({ error: 'Say which task the file is for first (the task beside Your folders).' });
+          return null;
+        }
+        const res = await client.files.choose({ field: grantField(field), path, task: taskRef(task) });
         if (!res.ok) {
           set({ error: errorText(res) });
           return null;
         }
-        const mine = chosen[field].filter((p) => p !== res.value.path);
-        set({ chosen: { ...chosen, [field]: [...mine, res.value.path] } });
-        return res.value.path;
+        const g = res.value;
+        const others = get().chosen.filter(
+          (c) => !(c.field === g.field && c.task === g.task && c.path === g.path),
+        );
+        set({ chosen: [...others, g] });
+        return g.path;
+      },
+      async loadChosen() {
+        const res = await client.files.chosen({});
+        // An older server keeps no grants: none are said.
+        if (res.ok) set({ chosen: res.value.chosen });
+      },
+      async forget(field, path) {
+        const res = await client.files.forget({ field: grantField(field), path });
+        if (res.ok) await get().loadChosen();
+      },
+      async edited(field, before, after) {
+        if (after.trim() !== '') return;
+        const was = fileOf(field, before);
+        if (was !== null && get().chosen.some((c) => c.field === grantField(field) && c.path === was))
+          await get().forget(field, was);
       },
     };
   });
@@ -133,6 +172,26 @@ export function createPickerStore(client: StepboxClient): PickerStore {
 /** Whether the picker's `task` names an opened project (by its absolute path), not a sample's id. */
 function isProject(task: string): boolean {
   return task.startsWith('/');
+}
+
+/** The picker's `task` as the contract names a task. */
+function taskRef(task: string) {
+  return isProject(task) ? { kind: 'project' as const, path: task } : { kind: 'sample' as const, id: task };
+}
+
+/**
+ * The absolute file (folder) a field's value names, as a grant holds it: the agent's or model's
+ * `scripted:FILE`, an `exec:` program's path, the agent folder itself; null when it names none.
+ */
+export function fileOf(field: PickField, value: string): string | null {
+  const v = value.trim();
+  if (field === 'agentDir') return v.startsWith('/') ? v : null;
+  const script = scriptOf(v);
+  if (script !== null) return script.startsWith('/') ? script : null;
+  const program = /^exec:\s*(?:(?:python3|node|sh)\s+)?('(?:[^']|'\\'')*'|\S+)/.exec(v)?.[1];
+  if (!program) return null;
+  const path = program.startsWith("'") ? program.slice(1, -1).replace(/'\\''/g, "'") : program;
+  return path.startsWith('/') ? path : null;
 }
 
 /** Shell-quotes a path for an `exec:` command when it needs it. */
