@@ -180,7 +180,7 @@ export class ProjectsService {
  * kept in projects.json: the file may be fixed by the next listing.
  */
 function withProblem(project: Project): Project {
-  const { problem: _, warnings: __, oracle: ___, ...listed } = project;
+  const { problem: _, warnings: __, oracle: ___, goal: ____, ...listed } = project;
   // How it is written, as the engine's readers see it now (a Harbor task, a devcontainer…).
   const facts = worldFacts(project.path);
   return {
@@ -189,6 +189,7 @@ function withProblem(project: Project): Project {
     oracle: oracleSolutionDir(project.path) !== null,
     ...(facts.problem ? { problem: facts.problem.message } : {}),
     ...(facts.warnings.length ? { warnings: [...facts.warnings] } : {}),
+    ...(facts.goal !== null ? { goal: facts.goal } : {}),
   };
 }
 

@@ -437,6 +437,12 @@ export const Project = z.object({
    * when it is listed; absent when it reads. The window shows it and keeps Start off.
    */
   problem: z.string().optional(),
+  /**
+   * What its task asks (a task.json's goal, a Harbor task's instruction.md), read when it is
+   * listed: the card says it before a start. Absent for a bare folder (its goal is typed), a
+   * task that does not read, or from an older server. Untrusted text, shown as text.
+   */
+  goal: z.string().optional(),
 });
 /** A project opened with Open…. */
 export type Project = z.infer<typeof Project>;

@@ -77,12 +77,15 @@ describe('web mode: the oracle on a project', () => {
     await expect
       .poll(() => library.projectAgent(bare).innerText())
       .toBe('no agent yet: Agent holds solved’s; type or choose one');
-    await library.projectStart(bare).click();
-    await expect
-      .poll(() => library.startFieldError.innerText(), { timeout: 30_000 })
-      .toBe(
-        'Agent: it holds the agent solved started with; type or choose the one for no-solution (nothing carries from one project to another)',
-      );
+    // Greyed before a click (walk 12: it looked startable until pressed), its reason beside it.
+    const start = library.projectStart(bare);
+    await expect(start.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(start.getAttribute('data-why')).resolves.toBe(
+      'Agent: it holds the agent solved started with; type or choose the one for no-solution (nothing carries from one project to another)',
+    );
+    expect(((await start.getAttribute('aria-describedby')) ?? '').split(' ')).toContain(
+      await library.projectAgent(bare).getAttribute('id'),
+    );
     await library.project(bare).scrollIntoViewIfNeeded();
     await app.screenshot('project-agent-held-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BreakpointsSection, LayoutObject, servedApp } from '../support/e2e';
+import { BreakpointsSection, continueToNextHold, LayoutObject, servedApp } from '../support/e2e';
 
 describe('web mode: pause before the tool runs, edit its arguments, run it', () => {
   const web = servedApp();
@@ -307,23 +307,7 @@ describe('web mode: a final answer runs no tool', () => {
     await app.settled();
     await app.stepper.stopBeforeTool.check();
     // Continue to each held step and on: every hold is a tool about to run, until the episode ends.
-    const ended = app.page.locator('[data-testid="stepper-bar"][data-state="ended"]');
-    /** Continues, then waits for the next held step (its heading, not `prev`) or the end; returns its heading or null. */
-    const next = async (prev: string): Promise<string | null> => {
-      await app.page.keyboard.press('F5');
-      await app.page.waitForFunction(
-        (was) => {
-          if (document.querySelector('[data-testid="stepper-bar"][data-state="ended"]')) return true;
-          const h = document.querySelector('[data-testid="tool-inspector"] [data-testid="held-action"] h3');
-          return h !== null && h.textContent !== was;
-        },
-        prev,
-        { timeout: 90_000 },
-      );
-      if ((await ended.count()) > 0) return null;
-      await app.settled();
-      return (await app.held.heading.textContent()) ?? '';
-    };
+    const next = (prev: string) => continueToNextHold(app, prev);
     const headings: string[] = [];
     for (let i = 0; i < 12; i++) {
       const h = await next(headings.at(-1) ?? '');

@@ -345,6 +345,26 @@ export async function runCase(app: AppPage, id: string): Promise<void> {
   await app.settled({ ended: true });
 }
 
+/**
+ * Continues (F5) and waits for the next held step (its heading other than `prev`) or the end;
+ * returns the held step's heading, or null once the episode ended.
+ */
+export async function continueToNextHold(app: AppPage, prev: string): Promise<string | null> {
+  await app.page.keyboard.press('F5');
+  await app.page.waitForFunction(
+    (was) => {
+      if (document.querySelector('[data-testid="stepper-bar"][data-state="ended"]')) return true;
+      const h = document.querySelector('[data-testid="tool-inspector"] [data-testid="held-action"] h3');
+      return h !== null && h.textContent !== was;
+    },
+    prev,
+    { timeout: 90_000 },
+  );
+  if ((await app.page.locator('[data-testid="stepper-bar"][data-state="ended"]').count()) > 0) return null;
+  await app.settled();
+  return (await app.held.heading.textContent()) ?? '';
+}
+
 /** Polls `read` until `accept` holds (bounded); returns the last value. */
 export async function until<T>(
   read: () => Promise<T>,

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createAppServices } from '../../electron/services/app-services.js';
-import { selectProjectAgent } from '../../renderer/src/stores/projects/projects-store.js';
+import { selectProjectAgent, selectTaskAgent } from '../../renderer/src/stores/episodes/start-agent.js';
 import { AGENT_FIELD, startFieldOf } from '../../shared/start-paths.js';
 import { fakePorts } from '../support/contract-fakes.js';
 import { createFakeBackend } from '../support/renderer-fake-client.js';
@@ -79,23 +79,29 @@ describe('the oracle on a project', () => {
   });
 });
 
+/** An episodes store over a fake server whose every start opens branch b1. */
+function startingStore() {
+  const fake = createFakeBackend();
+  fake.on('library.list', () => ({ episodes: [], total: 0 }));
+  fake.on('episode.checkStart', () => ({}));
+  fake.on('episode.start', () => ({
+    episode: 'ep1',
+    branch: 'b1',
+    state: 'paused' as const,
+    step: 0,
+    reason: null,
+  }));
+  const store = createEpisodesStore(
+    fake.client,
+    () => {},
+    () => null,
+  );
+  return { fake, store };
+}
+
 describe("the agent fields after a project's start (walk 11, finding 3)", () => {
   it('are that project’s: another project’s card and Start do not take them unseen; typed anew they are for any', async () => {
-    const fake = createFakeBackend();
-    fake.on('library.list', () => ({ episodes: [], total: 0 }));
-    fake.on('episode.checkStart', () => ({}));
-    fake.on('episode.start', () => ({
-      episode: 'ep1',
-      branch: 'b1',
-      state: 'paused' as const,
-      step: 0,
-      reason: null,
-    }));
-    const store = createEpisodesStore(
-      fake.client,
-      () => {},
-      () => null,
-    );
+    const { fake, store } = startingStore();
     const py = { path: '/home/me/proj-py', name: 'proj-py', kind: 'task' as const, opened_at: 1 };
     const bb = { path: '/home/me/proj-bb', name: 'proj-bb', kind: 'task' as const, opened_at: 2 };
     store.getState().setAgent('scripted:/home/me/fix-py.jsonl');
@@ -127,5 +133,27 @@ describe("the agent fields after a project's start (walk 11, finding 3)", () => 
       task: { kind: 'project', path: bb.path },
       agent: 'manual',
     });
+  });
+
+  it('a sample task’s ▶ after a project started with a script runs the task’s own agent, and says so', async () => {
+    const { fake, store } = startingStore();
+    const py = { path: '/home/me/proj-py', name: 'proj-py', kind: 'task' as const, opened_at: 1 };
+    const hello = { id: 'hello-python' };
+    store.getState().setAgent('scripted:/home/me/fix-py.jsonl');
+    // Typed for the next start, before any: a sample's ▶ takes it too.
+    expect(selectTaskAgent(hello, store.getState().agent, store.getState().agentOf)).toEqual({
+      spec: 'scripted:/home/me/fix-py.jsonl',
+      own: null,
+    });
+    await store.getState().startProject(py, '');
+    const { agent, agentOf } = store.getState();
+    expect(selectTaskAgent(hello, agent, agentOf)).toEqual({
+      spec: null,
+      own: 'runs the task’s own agent: Agent holds proj-py’s',
+    });
+    await store.getState().startTask({ ...hello, name: 'hello-python', goal: 'g', path: '/t', agent: null });
+    const sent = fake.callsOf('episode.start').at(-1) as Record<string, unknown>;
+    expect(sent).toMatchObject({ task: { kind: 'sample', id: 'hello-python' } });
+    expect(sent.agent).toBeUndefined();
   });
 });

@@ -27,6 +27,41 @@ describe('per-episode form state', () => {
     });
   });
 
+  it('keeps each branch’s Inject drafts across a reload, and never shows them on another branch', () => {
+    const saved = new Map<string, string>();
+    const storage = {
+      getItem: (k: string) => saved.get(k) ?? null,
+      setItem: (k: string, v: string) => void saved.set(k, v),
+    };
+    const before = createInjectStore({} as StepboxClient, storage);
+    before.getState().follow('ep-a');
+    before.getState().setText('check the log before you go on');
+    before.getState().follow('ep-b');
+    before.getState().setOverrideText('typed for b');
+    // The window reloads: a new store over the same storage.
+    const after = createInjectStore({} as StepboxClient, storage);
+    after.getState().follow('ep-c');
+    expect(after.getState()).toMatchObject({ text: '', overrideText: '' });
+    after.getState().follow('ep-a');
+    expect(after.getState()).toMatchObject({ text: 'check the log before you go on', overrideText: '' });
+    after.getState().follow('ep-b');
+    expect(after.getState()).toMatchObject({ text: '', overrideText: 'typed for b' });
+    // Sent (the draft emptied): not brought back by the next reload.
+    after.getState().follow('ep-a');
+    after.getState().setText('');
+    const again = createInjectStore({} as StepboxClient, storage);
+    again.getState().follow('ep-a');
+    expect(again.getState().text).toBe('');
+    // What the storage holds is parsed: a key that is not a branch id, a field of the wrong type.
+    saved.set(
+      'stepbox.inject-drafts.v1',
+      JSON.stringify({ 'a b': { text: 'x' }, 'ep-d': { text: 5, role: 'system' } }),
+    );
+    const odd = createInjectStore({} as StepboxClient, storage);
+    odd.getState().follow('ep-d');
+    expect(odd.getState()).toMatchObject({ text: '', role: 'system' });
+  });
+
   it('a message about an episode goes when another is opened; the window’s own stay; × dismisses', () => {
     const notices = createNoticesStore();
     const a = notices

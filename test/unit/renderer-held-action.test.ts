@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EpisodeStateInfo, StepDetail } from '../../shared/contract/models';
 import type { HeldAction } from '../../shared/held-action';
 import { breakpointFromForm } from '../../renderer/src/model/breakpoint-form';
-import { heldAnswerWords, heldEditWhy } from '../../renderer/src/model/edit-words';
+import { heldAnswerText, heldAnswerWords, heldEditWhy } from '../../renderer/src/model/edit-words';
 import {
   createStepperStore,
   describeStop,
@@ -294,5 +294,23 @@ describe('a held step the episode ended before it ran', () => {
     expect(ran.not_run).toBeUndefined();
     // Held live, the held call's words lead (the card's latest edit), as before.
     expect(rowsWithHeld([row], { ...HELD, step: 2 })[0].summary).toMatch(/^waiting to run: ls/);
+  });
+});
+
+describe("the held answer's text: said once", () => {
+  it('a final answer held before it reaches the agent is quoted by its "finish with" line alone', () => {
+    const final = {
+      content: 'The file says hello.',
+      final: 'The file says hello.',
+      stage: 'before_answer' as const,
+    };
+    expect(heldAnswerText({ ...final, message: { content: final.content } })).toBeNull();
+    // An answer with calls, or a final line that differs, keeps its text under its label.
+    expect(
+      heldAnswerText({ message: { content: 'I will list.' }, final: null, stage: 'before_answer' }),
+    ).toBe('I will list.');
+    expect(
+      heldAnswerText({ message: { content: 'I will list.' }, final: null, stage: 'before_tool' }),
+    ).toBeNull();
   });
 });

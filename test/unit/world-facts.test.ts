@@ -53,7 +53,7 @@ describe('what a world leaves out: one list, from its reader', () => {
     const world = loadWorld(dir, { goal: 'fix it' });
     if (!world.ok) throw new Error(world.error.message);
     expect(world.value.warnings).toEqual([FORWARD]);
-    expect(worldFacts(dir)).toEqual({ kind: 'devcontainer', warnings: [FORWARD], problem: null });
+    expect(worldFacts(dir)).toEqual({ kind: 'devcontainer', warnings: [FORWARD], problem: null, goal: null });
   });
 
   it('a bare folder with a Dockerfile: not used, and the task field that builds it', () => {
@@ -114,6 +114,21 @@ describe('what a world leaves out: one list, from its reader', () => {
     const listed = projects.list().projects[0];
     expect(listed.warnings).toBeUndefined();
     expect(listed.problem).toMatch(/devcontainer\.json is not JSON with comments at line 2, column 2/);
+  });
+
+  it('the projects list carries what a task asks (a task.json’s goal, a Harbor task’s instruction), never a bare folder’s', async () => {
+    const task = write('t/task.json', JSON.stringify({ name: 't', goal: 'Make done.txt\nthen stop' }));
+    write('bare/notes.txt', 'n');
+    const projects = new ProjectsService(undefined);
+    await projects.open(task);
+    await projects.open(join(process.cwd(), 'test/fixtures/harbor/dataset/hello-file'));
+    await projects.open(join(root, 'bare'));
+    const goals = Object.fromEntries(projects.list().projects.map((p) => [p.name, p.goal]));
+    expect(goals).toEqual({
+      t: 'Make done.txt\nthen stop',
+      'hello-file': 'Create a file `/workspace/hello.txt` whose only line is `Hello, Harbor!`.\n',
+      bare: undefined,
+    });
   });
 });
 

@@ -239,6 +239,11 @@ export interface WorldFacts {
   readonly warnings: readonly string[];
   /** Why it cannot start as it is (its file does not read), or null. */
   readonly problem: AppError | null;
+  /**
+   * What its task asks (a task.json's goal, a Harbor task's instruction.md), or null for a
+   * folder that takes a goal, or one that does not read: the card says it before a start.
+   */
+  readonly goal: string | null;
 }
 
 /**
@@ -255,13 +260,13 @@ export function worldFacts(path: string): WorldFacts {
   if (reader?.takesGoal) {
     const warnings = reader.warnings?.(abs) ?? ok([]);
     return warnings.ok
-      ? { kind, warnings: warnings.value, problem: null }
-      : { kind, warnings: [], problem: warnings.error };
+      ? { kind, warnings: warnings.value, problem: null, goal: null }
+      : { kind, warnings: [], problem: warnings.error, goal: null };
   }
   const world = loadWorld(abs);
   return world.ok
-    ? { kind, warnings: world.value.warnings, problem: null }
-    : { kind, warnings: [], problem: world.error };
+    ? { kind, warnings: world.value.warnings, problem: null, goal: world.value.task.goal }
+    : { kind, warnings: [], problem: world.error, goal: null };
 }
 
 /** How the world at `path` is written, as its reader says (a `.json` file is a task file). */

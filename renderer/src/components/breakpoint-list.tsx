@@ -9,6 +9,7 @@ import {
 } from '../../../shared/breakpoint-kinds';
 import type { Breakpoint } from '../../../shared/breakpoints';
 import { useSlice, useStores } from '../stores/use-stores';
+import { revealWhole } from '../layout/reveal-whole';
 
 /**
  * The breakpoints of the open branch, each removable, and a form for every condition the
@@ -86,7 +87,15 @@ export function BreakpointList() {
               {breakpoints.map((bp) => {
                 const text = describeBreakpoint(bp);
                 return (
-                  <li key={text} data-testid="breakpoint-item" data-kind={bp.kind}>
+                  <li
+                    key={text}
+                    data-testid="breakpoint-item"
+                    data-kind={bp.kind}
+                    // Its ✕ tabbed to, the whole row comes into view: focus scrolled only the
+                    // button in, and the last row (three lines, the QA one) stayed cut at the
+                    // window's bottom edge at 1024×700, its ✕ whole beside it.
+                    onFocus={(e) => revealWhole(e.currentTarget)}
+                  >
                     <span className="bp-dot" aria-hidden="true" />
                     <span>Pause {text}</span>
                     <button

@@ -3,7 +3,7 @@ import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import { revealWhole } from '../layout/reveal-whole';
 import type { HeldAction } from '../../../shared/held-action';
-import { heldAnswerWords, heldEditWhy } from '../model/edit-words';
+import { heldAnswerText, heldAnswerWords, heldEditWhy } from '../model/edit-words';
 import type { ToolCall } from '../../../shared/trace-events';
 import { useSlice, useStores } from '../stores/use-stores';
 
@@ -106,6 +106,7 @@ export const HeldActionCard = memo(function HeldActionCard() {
   };
   const beforeTool = held.stage === 'before_tool';
   const answer = heldAnswerWords(held);
+  const shownText = heldAnswerText(held);
   const syntax = editing && editing.kind !== 'result' ? jsonProblem(draft) : null;
   const editWhy = heldEditWhy({ busy, syntax, refused: error });
   const editorLabel =
@@ -133,9 +134,9 @@ export const HeldActionCard = memo(function HeldActionCard() {
           Your breakpoint fired: {held.why}
         </p>
       ) : null}
-      {!beforeTool && held.message.content ? (
+      {shownText !== null ? (
         <p className="held-content" data-testid="held-content">
-          {answer.label}: <q>{held.message.content}</q>
+          {answer.label}: <q>{shownText}</q>
         </p>
       ) : null}
       {answer.original !== null ? (

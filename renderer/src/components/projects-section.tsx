@@ -1,4 +1,4 @@
-import type { KeyboardEvent } from 'react';
+import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { CHECK_FIELD, GOAL_FIELD, pathForPeople, startFieldOf } from '../../../shared/start-paths';
 import { PeopleText, usePathPlaces } from './people-text';
 import { useSlice, useStores } from '../stores/use-stores';
@@ -7,7 +7,8 @@ import { whyNot } from './why-not';
 import { WhySlot } from './why-lines';
 import { projectKindWords } from '../model/project-kind';
 import { WorldWarnings } from './world-warnings';
-import { selectProjectAgent } from '../stores/projects/projects-store';
+import { selectProjectAgent } from '../stores/episodes/start-agent';
+import { OPEN_PATH_TAB } from '../hooks/action-keys';
 
 /**
  * What Open… takes, in the words the welcome screen and the dialog's hint both say (the hint
@@ -37,6 +38,14 @@ export function ProjectsSection() {
   const checks = useSlice('projects', (s) => s.checks);
   const removeError = useSlice('projects', (s) => s.removeError);
   const dialog = useSlice('projects', (s) => s.dialog);
+  const opened = useSlice('projects', (s) => s.opened);
+  // The card Open… just listed, brought into view once (the list may be long above it).
+  const openedCard = useRef<HTMLLIElement | null>(null);
+  useEffect(() => {
+    if (opened === null || !openedCard.current) return;
+    openedCard.current.scrollIntoView({ block: 'nearest' });
+    stores.projects.getState().shownOpened();
+  }, [opened, projects, stores]);
   const starting = useSlice('episodes', (s) => s.starting);
   const agent = useSlice('episodes', (s) => s.agent);
   const agentOf = useSlice('episodes', (s) => s.agentOf);
@@ -71,9 +80,19 @@ export function ProjectsSection() {
           const agentHere = selectProjectAgent(project, agent, agentOf);
           const goalId = `project-goal-${encodeURIComponent(project.path)}`;
           const checkId = `project-check-${encodeURIComponent(project.path)}`;
+          // The words beside Start that say which agent it uses, or why none: a Start greyed for
+          // the Agent field's agent is described by them (they are its reason, in view).
+          const agentId = `${goalId}-agent`;
+          const startWhyIds =
+            needsGoal && project.problem === undefined
+              ? `${goalId}-why ${goalId}-start-why`
+              : agentHere.refusal !== null && project.problem === undefined
+                ? `${agentId} ${goalId}-start-why`
+                : `${goalId}-start-why`;
           return (
             <li
               key={project.path}
+              ref={project.path === opened ? openedCard : undefined}
               className="project"
               data-testid="project"
               data-path={project.path}
@@ -90,6 +109,20 @@ export function ProjectsSection() {
                   {projectKindWords(project)} · {pathForPeople(project.path, roots)}
                 </span>
               </div>
+              {/* What its task asks, before its Start (a person could not tell what a task.json or a
+                  Harbor task asks): two lines cut with an ellipsis, whole on hover (its title) and
+                  when focused (styles.css), so the card is no taller than it needs. */}
+              {project.goal !== undefined && project.goal.trim() !== '' ? (
+                <p
+                  className="project-task-goal"
+                  data-testid="project-task-goal"
+                  tabIndex={0}
+                  title={project.goal}
+                  aria-label={`Goal: ${project.goal}`}
+                >
+                  {project.goal}
+                </p>
+              ) : null}
               {/* Before its Goal and Start: what its start would leave out (the CLI's warnings). */}
               <WorldWarnings warnings={project.warnings} testId="project-warnings" />
               {project.kind === 'folder' ? (
@@ -130,13 +163,13 @@ export function ProjectsSection() {
                   (project.problem !== undefined &&
                     'Its task does not read (said below): fix the file, then open it again with Open….') ||
                     (needsGoal && 'Type its Goal first: a bare folder has no task.json to say what to do.') ||
+                    // Refused at the click before (walk 12): greyed now, the card's words beside it say why.
+                    agentHere.refusal ||
                     // Its own start said as its own ("Another start…" stood under the button just pressed).
                     (starting === project.path && 'It is starting: step 0 opens once its sandbox is up.') ||
                     (starting !== null && 'Another start is under way.'),
                   'Start it with the library’s Agent',
-                  needsGoal && project.problem === undefined
-                    ? `${goalId}-why ${goalId}-start-why`
-                    : `${goalId}-start-why`,
+                  startWhyIds,
                 )}
                 onClick={() =>
                   void (async () => {
@@ -159,6 +192,7 @@ export function ProjectsSection() {
               {/* Which agent Start uses, where it is pressed: the field is sections above. */}
               <span
                 className="muted project-agent"
+                id={agentId}
                 data-testid="project-agent"
                 title="The library’s Agent field"
               >
@@ -282,8 +316,8 @@ function OpenDialog() {
           ))}
         </ul>
         <p className="muted" id="open-path-hint">
-          Opens {OPENABLE}. A bare project folder&apos;s files are the workspace; you give its goal. Tab
-          completes.
+          Opens {OPENABLE}. A bare project folder&apos;s files are the workspace; you give its goal.{' '}
+          <span data-testid="open-path-tab">Tab: {OPEN_PATH_TAB}.</span>
         </p>
         {error ? (
           <p className="bad" role="alert" data-testid="open-error">

@@ -6,6 +6,12 @@ export interface KeyLine {
   readonly does: string;
 }
 
+/**
+ * What Tab does in Open…'s path, as a shell does: the sheet and the dialog's hint both say it
+ * (the hint said only "Tab completes.", what it filled in and when it moved on unsaid).
+ */
+export const OPEN_PATH_TAB = 'fill in what the matches share (their longest common start); again: move on';
+
 /** The keyboard sheet ("?"): every key of the window, by what a person is doing. */
 export const KEY_SHEET: readonly { readonly title: string; readonly lines: readonly KeyLine[] }[] = [
   {
@@ -41,7 +47,7 @@ export const KEY_SHEET: readonly { readonly title: string; readonly lines: reado
     lines: [
       {
         keys: ['Tab'],
-        does: 'in the path: fill in what the matches share (again, with nothing more to fill in: move on)',
+        does: `in the path: ${OPEN_PATH_TAB}`,
       },
     ],
   },

@@ -52,6 +52,17 @@ export function heldAnswerWords(held: Pick<HeldAction, 'message' | 'original'>):
 }
 
 /**
+ * The held answer's text as its card shows it under {@link heldAnswerWords}' label, or null when
+ * the card says it otherwise: before a tool runs (the call is shown), or when the answer is the
+ * final one and its "wants to finish with" line quotes the same text (the card said it twice).
+ */
+export function heldAnswerText(held: Pick<HeldAction, 'message' | 'final' | 'stage'>): string | null {
+  const content = typeof held.message.content === 'string' ? held.message.content : '';
+  if (held.stage === 'before_tool' || content === '') return null;
+  return held.final !== null && held.final.trim() === content.trim() ? null : content;
+}
+
+/**
  * Why the held-step editor's Save and Save and run cannot act (null when they can): a request in
  * flight, text that is not JSON yet, or the last try's refusal still beside the unchanged draft
  * (it would be refused again; a change to the draft clears it). The buttons looked enabled beside

@@ -4,7 +4,7 @@ import { whyNot } from '../components/why-not';
 import { WhySlot } from '../components/why-lines';
 import { ProjectsSection } from '../components/projects-section';
 import { OPENAI_SPEC, runsInSandboxSpec, runsOwnProgramSpec } from '../../../shared/agent-kind';
-import type { EpisodeEntry, UnreadableEpisode } from '../../../shared/contract/models';
+import type { EpisodeEntry, TaskSummary, UnreadableEpisode } from '../../../shared/contract/models';
 import { capital } from '../../../shared/capital';
 import { oneLine } from '../../../shared/one-line';
 import { Panel, PanelState } from '../components/panel';
@@ -18,6 +18,7 @@ import {
   selectVisibleCases,
   selectVisibleTasks,
 } from '../stores/episodes/episodes-store';
+import { selectTaskAgent } from '../stores/episodes/start-agent';
 import { useSlice, useStores } from '../stores/use-stores';
 import { fileOf, grantField, type PickField } from '../stores/picker/picker-store';
 import {
@@ -195,6 +196,8 @@ function StartItem(props: {
   readonly refusalShown?: boolean;
   /** The error of this item's last start, shown under it (where the click was). */
   readonly error?: string | null;
+  /** Said when its ▶ runs the task's own agent, not the one the Agent field holds (another start's). */
+  readonly ownAgent?: string | null;
   /** The search names this item (not only its description): Enter in the search goes here first. */
   readonly named?: boolean;
   readonly onStart: () => void;
@@ -236,6 +239,11 @@ function StartItem(props: {
           <span className="muted mono lib-reads" data-testid="start-reads" title={props.reads}>
             reads {onCard(props.reads)}
             {props.readsChosen ? ' · chosen in Your folders' : ''}
+          </span>
+        ) : null}
+        {props.ownAgent ? (
+          <span className="muted lib-reads" data-testid="start-agent-own">
+            {props.ownAgent}
           </span>
         ) : null}
         {props.agentFolder && !props.refusal ? (
@@ -333,6 +341,7 @@ export function EpisodeLibrary() {
   const agent = useSlice('episodes', (s) => s.agent);
   const model = useSlice('episodes', (s) => s.model);
   const agentDir = useSlice('episodes', (s) => s.agentDir);
+  const agentOf = useSlice('episodes', (s) => s.agentOf);
   const { roots, common } = usePathPlaces();
   const chosen = useSlice('picker', (s) => s.chosen);
   const startFailed = useSlice('episodes', (s) => s.startFailed);
@@ -395,7 +404,10 @@ export function EpisodeLibrary() {
   };
   // The refusal each card would say; when every card says the same (a path outside every place),
   // it is said once, under the field, not repeated under each card.
-  const refusals = tasks.map((t) => refusalOf(t.path));
+  // A card whose ▶ runs the task's own agent (the field holds another start's) reads none of it.
+  const ownOf = (t: TaskSummary) => selectTaskAgent(t, agent, agentOf).own;
+  const refusals = tasks.map((t) => (ownOf(t) ? null : refusalOf(t.path)));
+  const ownAll = tasks.length > 1 ? sameForAll(tasks.map(ownOf)) : null;
   const forAll = sameForAll(refusals);
   // The file or folder every start reads, when it is one for all (a store file, the bundled
   // agents): said once above the cards; under each, the sample tasks at 1024×700 repeated "reads
@@ -403,10 +415,13 @@ export function EpisodeLibrary() {
   // own file, said on its card.
   // A file chosen for one task is refused on the others' cards: then each card says its own.
   const readsAll =
-    tasks.length > 1 && refusals.every((r) => r === null) && !tasks.some((t) => readsChosen(t.path))
-      ? sameForAll(tasks.map((t) => readsOf(t.path)))
+    tasks.length > 1 &&
+    refusals.every((r) => r === null) &&
+    !tasks.some((t) => !ownOf(t) && readsChosen(t.path))
+      ? sameForAll(tasks.map((t) => (ownOf(t) ? null : readsOf(t.path))))
       : null;
-  const folderAll = tasks.length > 1 ? sameForAll(tasks.map((t) => folderOf(t.path))) : null;
+  const folderAll =
+    tasks.length > 1 ? sameForAll(tasks.map((t) => (ownOf(t) ? null : folderOf(t.path)))) : null;
   const firstFolder = tasks.length > 0 ? taskFolderOf(tasks[0].path) : undefined;
   // A start refused under this field says it there already: the card's refusal of the same
   // typed path showed as a second, identical red block under it (a project's Start).
@@ -628,6 +643,12 @@ export function EpisodeLibrary() {
           ) : null}
         </p>
       ) : null}
+      {/* Said once above the cards, in view where ▶ is pressed: the field sits sections above. */}
+      {ownAll !== null ? (
+        <p className="muted lib-reads-all" data-testid="start-agent-own-all">
+          each ▶ {ownAll}
+        </p>
+      ) : null}
       {tasks.length === 0 && !catalogError && catalogLoad === 'ready' ? (
         <PanelState kind="empty">
           {searched ? `No sample task matches “${searched}”.` : 'No bundled tasks.'}
@@ -643,10 +664,11 @@ export function EpisodeLibrary() {
             detail={t.goal}
             tooltip={t.goal}
             starting={starting}
-            reads={readsAll ? null : readsOf(t.path)}
-            readsChosen={readsChosen(t.path)}
-            agentFolder={folderAll ? null : folderOf(t.path)}
-            refusal={refusalOf(t.path)}
+            reads={readsAll || ownOf(t) ? null : readsOf(t.path)}
+            readsChosen={ownOf(t) ? false : readsChosen(t.path)}
+            agentFolder={folderAll || ownOf(t) ? null : folderOf(t.path)}
+            refusal={ownOf(t) ? null : refusalOf(t.path)}
+            ownAgent={ownAll ? null : ownOf(t)}
             refusalShown={forAll === null}
             taskFolder={taskFolderOf(t.path)}
             roots={roots}

@@ -12,7 +12,7 @@ import type {
 } from '../../../../shared/contract/models';
 import type { RequestOf } from '../../../../shared/contract/operations';
 import { errorText } from '../result';
-import { selectProjectAgent } from '../projects/projects-store';
+import { selectProjectAgent, selectTaskAgent } from './start-agent';
 import { endText } from '../stepper/stepper-store';
 import type { StopPoints } from '../../../../shared/held-action';
 import { NO_STOP_POINTS } from '../../../../shared/no-stop-points';
@@ -492,7 +492,9 @@ export function createEpisodesStore(
         });
       },
       async startTask(task) {
-        const request = startRequest({ kind: 'sample', id: task.id }, get().agent.trim() || undefined);
+        // The fields holding another start's agent: the sample runs its own (said on its card).
+        const { spec } = selectTaskAgent(task, get().agent, get().agentOf);
+        const request = startRequest({ kind: 'sample', id: task.id }, spec ?? undefined);
         if (!(await mayStart(task.id, task.name, request))) return null;
         return started({ key: task.id, name: task.name }, await start(task.id, request), request);
       },

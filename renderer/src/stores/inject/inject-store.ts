@@ -4,6 +4,8 @@ import type { StepboxClient } from '../../../../shared/contract/client';
 import type { StepRow } from '../../../../shared/contract/models';
 import { errorText } from '../result';
 import { overrideWords, type OverrideTarget } from '../../model/override-words';
+import { safeStorage } from '../../model/safe-storage';
+import { loadInjectDrafts, saveInjectDrafts, type InjectDrafts } from './inject-drafts-memory';
 
 /**
  * The injection panel's three things to do, one shown at a time under tabs that are always
@@ -106,12 +108,20 @@ export function overrideToResult(
   return { duration_ms: null, bytes: 0, ...v } as ToolResult;
 }
 
-/** Creates the inject slice over a client. */
-/** What a person types in the panel, kept per branch. */
-type Drafts = Pick<
-  InjectState,
-  'section' | 'role' | 'mode' | 'text' | 'overrideText' | 'decideTool' | 'decideArgs' | 'decideText'
->;
+/** What a person types in the panel, kept per branch (across a reload too). */
+type Drafts = InjectDrafts;
+
+/** The drafts of `s`, as kept for its branch. */
+const draftsOf = (s: Drafts): Drafts => ({
+  section: s.section,
+  role: s.role,
+  mode: s.mode,
+  text: s.text,
+  overrideText: s.overrideText,
+  decideTool: s.decideTool,
+  decideArgs: s.decideArgs,
+  decideText: s.decideText,
+});
 
 const NO_DRAFTS: Drafts = {
   // The panel's natural first tab (Decision for a manual agent): a new episode opened on the
@@ -126,13 +136,17 @@ const NO_DRAFTS: Drafts = {
   decideText: '',
 };
 
-export function createInjectStore(client: StepboxClient): InjectStore {
-  const kept = new Map<string, Drafts>();
+/** Creates the inject slice over a client; each branch's drafts are kept in `storage` (a reload brings them back). */
+export function createInjectStore(
+  client: StepboxClient,
+  storage: Pick<Storage, 'getItem' | 'setItem'> | null = safeStorage(),
+): InjectStore {
+  const kept = loadInjectDrafts(NO_DRAFTS, storage);
   let shown: string | null = null;
   /** The decisions sent, oldest first, and where ↑/↓ stands in them (length: the fresh draft). */
   const sent: Pick<InjectState, 'decideTool' | 'decideArgs' | 'decideText'>[] = [];
   let recalled = 0;
-  return createStore<InjectState & InjectActions>()((set, get) => ({
+  const store = createStore<InjectState & InjectActions>()((set, get) => ({
     section: null,
     // The answer to the last action belongs to the section that did it: a new section starts clean.
     setSection: (section) => set({ section, notice: null, error: null }),
@@ -149,17 +163,7 @@ export function createInjectStore(client: StepboxClient): InjectStore {
     follow: (branch) => {
       if (branch === shown) return;
       const s = get();
-      if (shown !== null)
-        kept.set(shown, {
-          section: s.section,
-          role: s.role,
-          mode: s.mode,
-          text: s.text,
-          overrideText: s.overrideText,
-          decideTool: s.decideTool,
-          decideArgs: s.decideArgs,
-          decideText: s.decideText,
-        });
+      if (shown !== null) kept.set(shown, draftsOf(s));
       shown = branch;
       set({ ...(branch !== null ? (kept.get(branch) ?? NO_DRAFTS) : NO_DRAFTS), notice: null, error: null });
     },
@@ -267,6 +271,16 @@ export function createInjectStore(client: StepboxClient): InjectStore {
       return res.ok;
     },
   }));
+  // Every change to the shown branch's drafts is remembered at once: a reload comes any time.
+  store.subscribe((s, was) => {
+    if (shown === null) return;
+    const now = draftsOf(s);
+    const before = draftsOf(was);
+    if ((Object.keys(now) as (keyof Drafts)[]).every((k) => now[k] === before[k])) return;
+    kept.set(shown, now);
+    saveInjectDrafts(kept, NO_DRAFTS, shown, storage);
+  });
+  return store;
 }
 
 /**

@@ -1,7 +1,6 @@
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import type { StepboxClient } from '../../../../shared/contract/client';
 import type { Project } from '../../../../shared/contract/models';
-import { AGENT_FIELD } from '../../../../shared/start-paths';
 import { errorText } from '../result';
 import { safeStorage } from '../../model/safe-storage';
 import { loadProjectDrafts, saveProjectDrafts } from './project-drafts-memory';
@@ -29,6 +28,11 @@ export interface ProjectsState {
   readonly checks: Readonly<Record<string, string>>;
   /** Why the last Remove failed, by the project's path. */
   readonly removeError: { readonly path: string; readonly text: string } | null;
+  /**
+   * The project Open… just listed, by its path, until its card is brought into view: opened
+   * under a long list at 1024×700, its card (and its "needs a goal") stayed out of sight.
+   */
+  readonly opened: string | null;
 }
 
 /** What Open… does. */
@@ -45,6 +49,8 @@ export interface ProjectsActions {
   setCheck(path: string, check: string): void;
   /** Forgets a project (it leaves the list); its folder on disk is never touched. */
   remove(path: string): Promise<boolean>;
+  /** The opened project's card is in view: {@link ProjectsState.opened} is done with. */
+  shownOpened(): void;
 }
 
 /** The projects slice. */
@@ -69,6 +75,8 @@ export function createProjectsStore(
     goals: drafts.goals,
     checks: drafts.checks,
     removeError: null,
+    opened: null,
+    shownOpened: () => set({ opened: null }),
     async load() {
       const res = await client.projects.list({});
       if (res.ok) set({ projects: res.value.projects, nativePicker: res.value.native_picker });
@@ -117,6 +125,7 @@ export function createProjectsStore(
       }
       set({ opening: false, dialog: false, path: '', suggestions: [], completion: null });
       await get().load();
+      set({ opened: res.value.path });
       return true;
     },
     async pick() {
@@ -152,31 +161,6 @@ export function createProjectsStore(
       return true;
     },
   }));
-}
-
-/**
- * What a project's card says of the Agent field's agent: `runs` with it, or `why` it does not
- * (the fields hold another start's agent while its episode is on screen; the oracle on a project
- * without solution/solve.sh, which the start refuses), or neither when no agent is typed.
- * `refusal`: what its Start says under Agent instead of running another start's agent. The card
- * said "with oracle", or the last project's script, under every project.
- */
-export function selectProjectAgent(
-  project: Project,
-  agent: string,
-  agentOf: { readonly key: string; readonly name: string } | null = null,
-): { readonly runs: string | null; readonly why: string | null; readonly refusal: string | null } {
-  const spec = agent.trim();
-  if (!spec) return { runs: null, why: null, refusal: null };
-  if (agentOf !== null && agentOf.key !== project.path)
-    return {
-      runs: null,
-      why: `no agent yet: Agent holds ${agentOf.name}’s; type or choose one`,
-      refusal: `${AGENT_FIELD}: it holds the agent ${agentOf.name} started with; type or choose the one for ${project.name} (nothing carries from one project to another)`,
-    };
-  if (spec === 'oracle' && project.oracle === false)
-    return { runs: null, why: 'not with oracle: it has no solution/solve.sh to run', refusal: null };
-  return { runs: spec, why: null, refusal: null };
 }
 
 /** The longest start all of `paths` share ('' for none). */
