@@ -67,7 +67,7 @@ for (const channel of ['socket', 'exec'] as const)
         // The helper's CPU time in clock ticks (10 ms), as /proc/PID/stat counts it.
         const ticks = async () => {
           const r = await sb.exec({ command: `cut -d' ' -f14,15 /proc/${pid}/stat`, timeoutMs: 10_000 });
-          const [user, system] = (r.stdout ?? '').trim().split(' ').map(Number);
+          const [user, system] = r.stdout.trim().split(' ').map(Number);
           return user + system;
         };
         // Written as HelperClient.announce does, past its gate (a core to spare: not in a test run).

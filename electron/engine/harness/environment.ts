@@ -208,8 +208,6 @@ export class SandboxEnvironment implements Environment {
       final = parsed.text;
       this.sink.append({ type: 'action', step: k, source: 'agent', cause: action.cause, calls: [], final });
     } else {
-      // The calls are about to run: the sandbox wakes for the first while the trace is written.
-      if (!action.external && parsed.calls.length > 0) sandbox.announceCall?.();
       const act = this.sink.append({
         type: 'action',
         step: k,
