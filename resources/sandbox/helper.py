@@ -78,9 +78,6 @@ OPS = {
                'Writes a tree into an empty /workspace, blobs straight into place as they arrive.',
                payload='request'),
     'ping': op('helper', 'op_ping', '', 'pid', "The helper's pid (a round trip)."),
-    'expect': op('helper', 'op_expect', 'within_ms?', '',
-                 'Never answered: a request follows within `within_ms` (a tool call being made), so the helper '
-                 'polls its channel until then instead of sleeping (at most EXPECT_MAX_MS).'),
     'writers': op('helper', 'op_writers', 'exclude?', 'changes running more',
                   "Processes of the agent's alive now (not its idle shells, nor `exclude` and its children) "
                   'and how many ops have changed files for it: who else could write while a person\'s command ran.'),
@@ -96,10 +93,6 @@ OPS = {
 CHANGING_OPS = frozenset(('exec', 'write', 'restore', 'fill', 'reset'))
 # The most processes `writers` names (the rest are counted).
 WRITERS_NAMED = 12
-
-# The longest a request announced (op_expect) is polled for: a core busy no longer than this
-# for a tool call that did not come.
-EXPECT_MAX_MS = 5
 
 # The helper's first frame (`event: hello`): its fields, as helper-protocol.ts HelperHello names them.
 HELLO = ('pid', 'main', 'oom_kills', 'isolated', 'sealed', 'uid', 'channel', 'channel_problem')
@@ -123,7 +116,6 @@ class Helper:
         self.pid = os.getpid()
         self.active = 0.0  # when the host's last request was handled
         self.call_ended = False  # a call ended since then (see REFILL_AFTER_CALL)
-        self.awake_until = 0.0  # polling the channel until then, for a request announced (op_expect)
         self.protected, self.main = find_protected(self.pid)
         self.files = Files()
         self.shells = Shells(self)
@@ -148,12 +140,6 @@ class Helper:
         self.shells.reset()
         self.scanner.reset()
         return {}
-
-    def op_expect(self, req):
-        ms = req.get('within_ms')
-        if isinstance(ms, (int, float)) and ms > 0:
-            self.awake_until = time.monotonic() + min(ms, EXPECT_MAX_MS) / 1000.0
-        return None  # never answered: the request it announces is
 
     def op_ping(self, _req):
         return {'pid': self.pid}
@@ -268,15 +254,8 @@ class Helper:
             frames = None  # the host's end of the socket went away (ECONNRESET)
         if frames is None:
             self.shutdown()
-        announced = False
         for header, payload in frames:
-            if header.get('op') == 'expect':
-                announced = True
-            else:
-                self.awake_until = 0.0  # the request came: the loop sleeps on its work again
             self.dispatch(header, payload)
-        if announced and len(frames) == 1:
-            return  # only a request announced: not one handled (see refill)
         self.active = time.monotonic()
         self.call_ended = False
         self.shells.lost_idle = False
@@ -354,14 +333,6 @@ class Helper:
                 timeout = 0.01 if timeout is None else min(timeout, 0.01)
                 for c in polled:
                     c.on_exit(None)
-            if self.awake_until:
-                # A request was announced (op_expect): polled for, not slept on, until it comes or
-                # its time is up. Waking this process on an idle vCPU when it comes costs a call
-                # ~0.1 ms; the announcement's own wake-up overlaps the host's work before it.
-                if not calls and time.monotonic() < self.awake_until:
-                    timeout = 0
-                else:
-                    self.awake_until = 0.0
             for key, _ in self.sel.select(timeout):
                 # An earlier callback of this batch may have closed this fd (and a new pipe
                 # may have its number): only act on keys that are still registered.

@@ -1,7 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
 import { HelperClient, HelperClosed, HelperError } from '../../electron/engine/sandbox/helper-client.js';
-import type { ReplySpin } from '../../electron/engine/sandbox/reply-spin.js';
 
 function frame(header: object, payload: Buffer = Buffer.alloc(0)): Buffer {
   const h = Buffer.from(JSON.stringify(header));
@@ -12,10 +11,10 @@ function frame(header: object, payload: Buffer = Buffer.alloc(0)): Buffer {
 }
 
 /** A client wired to in-memory streams, plus the requests it wrote (decoded). */
-function harness(spin?: ReplySpin) {
+function harness() {
   const stdin = new PassThrough();
   const stdout = new PassThrough();
-  const client = new HelperClient(stdin, stdout, spin);
+  const client = new HelperClient(stdin, stdout);
   const sent: { header: Record<string, unknown>; payload: Buffer }[] = [];
   let buf = Buffer.alloc(0);
   stdin.on('data', (c: Buffer) => {
@@ -192,41 +191,6 @@ describe('helper client framing', () => {
       expect(client.closed).toBe(true);
       expect(reason()).toMatch(/request 1, which is not pending/);
     });
-  });
-});
-
-describe('a call announced (helper.py op_expect)', () => {
-  /** A spin that never finds a reply, allowed while `idle.now`. */
-  function spin(idle: { now: boolean }): ReplySpin {
-    return { budgetMs: 0, allowed: () => idle.now, read: () => null };
-  }
-
-  it('writes one expect frame, never answered, only where a reply could be spun for: a spin, a core to spare, nothing in flight', async () => {
-    const idle = { now: true };
-    const { client, stdout, sent } = harness(spin(idle));
-    stdout.write(frame(hello()));
-    await client.hello;
-    client.announce(2);
-    await tick();
-    expect(sent.map((s) => s.header)).toEqual([{ within_ms: 2, op: 'expect' }]);
-    // Nothing awaits it: a later request is the first pending, answered as usual.
-    const ping = client.request('ping', {});
-    client.announce(2); // one in flight: the helper is awake for it already
-    stdout.write(frame({ id: 1, ok: true, pid: 3 }));
-    expect((await ping).header.pid).toBe(3);
-    idle.now = false;
-    client.announce(2); // no core to spare: the helper's polling would take it from the call
-    await tick();
-    expect(sent.map((s) => s.header.op)).toEqual(['expect', 'ping']);
-    expect(client.closed).toBe(false);
-  });
-
-  it('writes nothing without a spin (the exec channel, or busy-polling off)', async () => {
-    const { client, stdout, sent } = harness();
-    stdout.write(frame(hello()));
-    client.announce(2);
-    await tick();
-    expect(sent).toEqual([]);
   });
 });
 

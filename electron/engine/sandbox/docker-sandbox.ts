@@ -68,12 +68,6 @@ const HELLO_TIMEOUT_MS = 15_000;
 const OOM_EVENT_WAIT_MS = 1_000;
 /** How long letting a verifier runner go waits for it to exit before closing its exec. */
 const DROP_WAIT_MS = 5_000;
-/**
- * How long after announceCall its request may come (helper.py caps it at EXPECT_MAX_MS): the
- * registry announces a call before checking its arguments, ~0.05-0.1 ms before its request.
- */
-const ANNOUNCED_CALL_WITHIN_MS = 2;
-
 /** Extra time the host waits past a call's own timeout before declaring the helper hung. */
 const HUNG_GRACE_MS = 15_000;
 
@@ -490,10 +484,6 @@ export class DockerSandbox implements Sandbox {
   }
 
   // ------------------------------------------------------------------ tools
-
-  announceCall(): void {
-    this.ready()?.announce(ANNOUNCED_CALL_WITHIN_MS);
-  }
 
   /** Runs a command line in the persistent session (or a fresh one); see helper.py for the semantics. */
   async exec(request: ExecRequest): Promise<ToolResult> {

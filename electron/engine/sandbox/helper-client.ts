@@ -144,24 +144,6 @@ export class HelperClient {
   }
 
   /**
-   * Tells the helper a request follows within `withinMs` (a tool call being made), so that it
-   * polls its channel for it rather than sleeping (helper.py op_expect): its wake-up, ~0.1 ms
-   * of an idle vCPU's, then overlaps the host's own work before the request instead of
-   * following its write. Never answered. Sent only where a reply may be spun for — a socket,
-   * no other request in flight, a core to spare (reply-spin.ts) — since the helper's polling
-   * takes a core too.
-   */
-  announce(withinMs: number): void {
-    if (this.closedWith || !this.spin || inFlight !== 0 || !this.spin.allowed()) return;
-    const json = JSON.stringify({ within_ms: Math.max(1, Math.round(withinMs)), op: 'expect' });
-    const head = Buffer.allocUnsafe(8 + json.length);
-    head.writeUInt32BE(json.length, 0);
-    head.writeUInt32BE(0, 4);
-    head.write(json, 8, 'latin1');
-    this.stdin.write(head);
-  }
-
-  /**
    * Sends a request; resolves with the response, rejects with {@link HelperError} or
    * {@link HelperClosed}. An answer with a payload over `maxPayload` bytes closes the helper;
    * so does no answer within `answerWithinMs` (a hung helper: every pending request fails).

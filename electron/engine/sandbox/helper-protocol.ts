@@ -248,9 +248,6 @@ const OPS = {
     payload: 'request',
   }),
   ping: op({ request: empty, reply: z.object({ pid: count }), payload: 'none' }),
-  // Never answered (HelperClient.announce): a tool call is being made, its request follows
-  // within `within_ms`; the helper polls for it rather than sleeping (helper.py op_expect).
-  expect: op({ request: z.object({ within_ms: count.optional() }), reply: empty, payload: 'none' }),
   // Who besides a person's terminal command could write files (helper.py op_writers). Names are
   // the processes' own (`comm`, which they may set): bounded here, shown as the agent's.
   writers: op({

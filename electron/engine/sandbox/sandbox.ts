@@ -218,11 +218,6 @@ export interface Sandbox {
 
   /** Runs a command line; `cd` and exported variables persist between calls unless `fresh`. */
   exec(request: ExecRequest): Promise<ToolResult>;
-  /**
-   * A tool call is being made: its request comes within a few ms. A hint a sandbox may use to
-   * be awake for it (DockerSandbox: its helper polls rather than sleeps); never required.
-   */
-  announceCall?(): void;
   /** Reads a file (relative paths against /workspace). */
   readFile(path: string): Promise<Result<Uint8Array, ToolError>>;
   /** Writes a file, creating parent directories. */

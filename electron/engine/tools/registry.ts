@@ -94,8 +94,6 @@ export function createToolRegistry(task: Task): TaskToolRegistry {
       try {
         const tool = tools.get(name);
         if (!tool) return outcome(unknownTool(name));
-        // Its sandbox gets ready for the request while the arguments are checked (docker-sandbox.ts).
-        ctx.sandbox.announceCall?.();
         const parsed = parseArguments(rawArgs);
         if (!parsed.ok) return outcome(toolFailure('invalid_arguments', `${name}: ${parsed.error}`));
         const valid = (checks.get(name) as ArgumentCheck)(parsed.value);
