@@ -1,3 +1,4 @@
+import { NO_AGENT } from '../../shared/agent-words.js';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import {
@@ -90,9 +91,6 @@ export interface AppServicesOptions {
 }
 
 /** A start with no agent, said by its field (the window's Agent and the API's `agent` alike). */
-const NO_AGENT =
-  'Agent: this task names no agent of its own: type one in Agent (e.g. manual, scripted:FILE or openai:MODEL)';
-
 export function createAppServices(ports: EnginePorts, options: AppServicesOptions = {}): AppServices {
   const bus = new EventBus();
   const clock = options.clock ?? systemClock;

@@ -218,6 +218,8 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       await expect(library.projectAgent(path).innerText()).resolves.toBe(
         'no agent yet: type one in Agent, above',
       );
+      // Its Start greyed for that reason, not found out by a click (every disabled control says why).
+      await expect(library.projectStart(path).getAttribute('aria-disabled')).resolves.toBe('true');
       // Nor does the empty Agent field promise one ("the task's own").
       await expect(library.agentField.getAttribute('placeholder')).resolves.toBe('empty: a sample’s own');
       await shoot(app, `${name}-1b-opened`);
@@ -227,6 +229,7 @@ describe('web mode: four worlds of ones own, from Open… to the verdict', () =>
       if (world.check) await library.projectCheck(path).fill(world.check);
       await library.agentField.fill(`scripted:${script}`);
       await expect(library.projectAgent(path).innerText()).resolves.toBe(`with scripted:${script}`);
+      await expect(library.projectStart(path).getAttribute('aria-disabled')).resolves.toBeNull();
       await library.project(path).scrollIntoViewIfNeeded();
       expect(await layout.onScreen(library.projectStart(path))).toBe(true);
       await shoot(app, `${name}-2-card`);

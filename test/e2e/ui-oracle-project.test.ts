@@ -31,7 +31,7 @@ afterAll(() => rmSync(base, { recursive: true, force: true }));
 describe('web mode: the oracle on a project', () => {
   const web = servedApp();
 
-  it('is said not to run where no solution is, and its Start is refused under Agent before a sandbox starts', async () => {
+  it('is said not to run where no solution is, and its Start is greyed with that reason before a click', async () => {
     const app = await web.open({ width: 1024, height: 700 });
     const layout = new LayoutObject(app.page);
     const library = app.library;
@@ -45,17 +45,30 @@ describe('web mode: the oracle on a project', () => {
     await library.project(bare).scrollIntoViewIfNeeded();
     expect(await layout.readable(library.projectAgent(bare))).toBe(true);
     await app.screenshot('oracle-project-cards-1024x700');
-    await library.projectStart(bare).click();
-    const error = library.startFieldError;
+    // Greyed before a click, the card's words beside it its reason, the start's own words on it
+    // (the server refuses the same start in them: unit oracle-start).
+    const start = library.projectStart(bare);
+    await expect(start.getAttribute('aria-disabled')).resolves.toBe('true');
+    await expect(start.getAttribute('data-why')).resolves.toBe(
+      "Agent: oracle runs a Harbor task's solution/solve.sh, and no-solution has none; add solution/solve.sh to the task's folder or pick another agent",
+    );
+    expect(((await start.getAttribute('aria-describedby')) ?? '').split(' ')).toContain(
+      await library.projectAgent(bare).getAttribute('id'),
+    );
+    await expect(library.projectStart(solved).getAttribute('aria-disabled')).resolves.toBeNull();
+    // Pressed (Playwright's click waits for an enabled button: forced, as a person's is), it
+    // starts nothing; focused, it says its whole reason in its line beside it.
+    await start.click({ force: true });
+    await start.focus();
     await expect
-      .poll(() => error.innerText(), { timeout: 60_000 })
-      .toMatch(
-        /^Agent: oracle runs a Harbor task's solution\/solve\.sh, and no-solution has none; add solution\/solve\.sh to the task's folder or pick another agent$/,
+      .poll(() => layout.whySaid.innerText())
+      .toBe(
+        "Agent: oracle runs a Harbor task's solution/solve.sh, and no-solution has none; add solution/solve.sh to the task's folder or pick another agent",
       );
-    expect(await error.innerText()).not.toMatch(/--agent/);
+    // Every greyed button on screen says why, in a line of its own (issue 33, item 2).
+    expect(await layout.unexplainedDisabled()).toEqual([]);
     // Nothing started: no episode open.
     await expect(app.stepper.episodeState.count()).resolves.toBe(0);
-    expect(await layout.readable(error)).toBe(true);
     await app.screenshot('oracle-project-refused-1024x700');
     await app.page.setViewportSize({ width: 1920, height: 1080 });
     await app.screenshot('oracle-project-refused-1920x1080');

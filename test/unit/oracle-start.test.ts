@@ -58,10 +58,18 @@ describe('the oracle on a project', () => {
       const byPath = new Map((listed.value as ResponseOf<'projects.list'>).projects.map((p) => [p.path, p]));
       expect(byPath.get(bare)?.oracle).toBe(false);
       expect(byPath.get(solved)?.oracle).toBe(true);
+      // Greyed with the words the start is refused in (the server's, below).
       expect(selectProjectAgent(byPath.get(bare)!, 'oracle')).toEqual({
         runs: null,
         why: 'not with oracle: it has no solution/solve.sh to run',
-        refusal: null,
+        refusal: `Agent: oracle runs a Harbor task's solution/solve.sh, and ${byPath.get(bare)!.name} has none; add solution/solve.sh to the task's folder or pick another agent`,
+      });
+      // A project names no agent of its own: an empty field greys Start in the server's words.
+      expect(selectProjectAgent(byPath.get(bare)!, ' ')).toEqual({
+        runs: null,
+        why: 'no agent yet: type one in Agent, above',
+        refusal:
+          'Agent: this task names no agent of its own: type one in Agent (e.g. manual, scripted:FILE or openai:MODEL)',
       });
       expect(selectProjectAgent(byPath.get(solved)!, ' oracle ')).toEqual({
         runs: 'oracle',

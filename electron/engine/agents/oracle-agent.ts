@@ -1,3 +1,4 @@
+import { noSolutionWords } from '../../../shared/agent-words.js';
 import { dirname, join } from 'node:path';
 import { existsSync, statSync } from 'node:fs';
 import { readFolderFiles } from '../folder-files.js';
@@ -36,7 +37,7 @@ export function oracleSolutionDir(taskPath: string | null): string | null {
 export function oracleProblem(taskPath: string | null, lead: string): string | null {
   if (oracleSolutionDir(taskPath) !== null) return null;
   const where = taskPath ? `${folderOf(taskPath)} has none` : 'this task has no folder';
-  return `${lead} runs a Harbor task's solution/solve.sh, and ${where}; add solution/solve.sh to the task's folder or pick another agent`;
+  return noSolutionWords(lead, where);
 }
 
 /** The folder of a task path (itself when it is one). */

@@ -203,7 +203,7 @@ export function ProjectsSection() {
                     with <code>{agentHere.runs}</code>
                   </>
                 ) : (
-                  (agentHere.why ?? 'no agent yet: type one in Agent, above')
+                  agentHere.why
                 )}
               </span>{' '}
               <button

@@ -1,4 +1,5 @@
 import type { Project, TaskSummary } from '../../../../shared/contract/models';
+import { NO_AGENT, noSolutionWords } from '../../../../shared/agent-words';
 import { AGENT_FIELD } from '../../../../shared/start-paths';
 
 /** The start the agent fields hold the agent of (see `EpisodesState.agentOf`), or null. */
@@ -6,11 +7,11 @@ export type AgentOf = { readonly key: string; readonly name: string } | null;
 
 /**
  * What a project's card says of the Agent field's agent: `runs` with it, or `why` it does not
- * (the fields hold another start's agent while its episode is on screen; the oracle on a project
- * without solution/solve.sh, which the start refuses), or neither when no agent is typed.
- * `refusal`: what its Start says under Agent instead of running another start's agent; the card
- * greys its Start with `why` beside it. The card said "with oracle", or the last project's
- * script, under every project.
+ * (no agent typed: a project names none of its own; the fields hold another start's agent while
+ * its episode is on screen; the oracle on a project without solution/solve.sh). `refusal`: the
+ * words the server's start would refuse it with, so the card greys its Start with `why` beside
+ * it rather than let a click find out. The card said "with oracle", or the last project's
+ * script, under every project; and a Start with the field empty looked startable.
  */
 export function selectProjectAgent(
   project: Project,
@@ -18,7 +19,7 @@ export function selectProjectAgent(
   agentOf: AgentOf = null,
 ): { readonly runs: string | null; readonly why: string | null; readonly refusal: string | null } {
   const spec = agent.trim();
-  if (!spec) return { runs: null, why: null, refusal: null };
+  if (!spec) return { runs: null, why: 'no agent yet: type one in Agent, above', refusal: NO_AGENT };
   if (heldForAnother(project.path, agentOf))
     return {
       runs: null,
@@ -26,7 +27,11 @@ export function selectProjectAgent(
       refusal: `${AGENT_FIELD}: it holds the agent ${agentOf.name} started with; type or choose the one for ${project.name} (nothing carries from one project to another)`,
     };
   if (spec === 'oracle' && project.oracle === false)
-    return { runs: null, why: 'not with oracle: it has no solution/solve.sh to run', refusal: null };
+    return {
+      runs: null,
+      why: 'not with oracle: it has no solution/solve.sh to run',
+      refusal: noSolutionWords(`${AGENT_FIELD}: oracle`, `${project.name} has none`),
+    };
   return { runs: spec, why: null, refusal: null };
 }
 
