@@ -363,6 +363,8 @@ describe('app stores wiring', () => {
     await stores.projects.getState().load();
     stores.projects.getState().setGoal(project.path, 'Count the words');
     stores.projects.getState().setCheck(project.path, 'test -f count.txt');
+    // A project names no agent of its own: with the field empty its Start is refused before asking.
+    episodes.getState().setAgent('manual');
     const failed = { key: project.path, text: built };
     const start = () => episodes.getState().startProject(project, 'Count the words');
     expect(await start()).toBeNull();

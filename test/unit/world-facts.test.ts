@@ -91,7 +91,7 @@ describe('what a world leaves out: one list, from its reader', () => {
     expect(written.sandbox).toMatchObject({ build: '.' });
     expect(written.sandbox).not.toHaveProperty('image');
     // Read back by the one reader: built from the folder, nothing left unused.
-    expect(worldFacts(dir)).toEqual({ kind: 'task', warnings: [], problem: null });
+    expect(worldFacts(dir)).toEqual({ kind: 'task', warnings: [], problem: null, goal: 'Build it' });
     const world = loadWorld(dir);
     if (!world.ok) throw new Error(world.error.message);
     expect(world.value.task.sandbox.build).toBe('.');
