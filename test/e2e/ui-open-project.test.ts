@@ -175,9 +175,14 @@ describe('web mode: Open… a project folder, give it a goal, start it and step 
       expect(await layout.onScreen(library.projectStartWhy(project))).toBe(true);
       await app.screenshot(`open-project-needs-goal-${tag}`);
       await item.getByTestId('project-goal').fill('Read notes.txt and say whether to take an umbrella');
-      expect(await start.getAttribute('aria-disabled')).toBeNull();
+      // The goal typed, it waits for an agent alone (a project names none of its own), said beside it.
       expect(await library.projectStartWhy(project).count()).toBe(0);
+      expect(await start.getAttribute('data-why')).toMatch(/^Agent: this task names no agent of its own/);
+      await expect(library.projectAgent(project).innerText()).resolves.toBe(
+        'no agent yet: type one in Agent, above',
+      );
       await library.agentField.fill(`scripted:${script}`);
+      expect(await start.getAttribute('aria-disabled')).toBeNull();
       await item.scrollIntoViewIfNeeded();
       // Said by its folder's name, not the host's path (the list showed /tmp/stepbox-e2e-…/weather-notes).
       await expect(library.projectPath(project).innerText()).resolves.toBe('folder · weather-notes');
