@@ -24,13 +24,22 @@ export interface ViewedBranch extends BranchTrace {
   readonly summary: BranchSummary;
 }
 
+/** A branch kept: what the window saw, the version it was read at, and what that version is made of. */
+interface Entry {
+  readonly version: string;
+  /** The branch, then its ancestors: the trace files {@link Entry.version} is made of. */
+  readonly lineage: readonly BranchInfo[];
+  readonly loaded: ViewedBranch;
+}
+
 /**
  * Keeps the last few branches the window looked at, parsed and derived, keyed by their
  * trace files' versions (and their ancestors'): scrubbing a 10,000-step episode reads and
  * checks its trace once, not once per step. A live branch's new step changes its version.
  */
 export class BranchCache {
-  private readonly entries = new Map<string, { version: string; loaded: ViewedBranch }>();
+  /** Each branch kept, by its id. */
+  private readonly entries = new Map<string, Entry>();
   /** Files step 0 shows, by episode and snapshot-0 manifest (a snapshot never changes). */
   private readonly setupFiles = new Map<string, number>();
 
@@ -41,15 +50,13 @@ export class BranchCache {
 
   /** The branch, parsed, checked and derived (from the cache while its trace files are unchanged). */
   async load(id: string): Promise<ViewedBranch> {
+    const kept = this.unchanged(id);
+    if (kept) return kept;
     const info = this.traces.resolve(id);
-    const version = this.versionOf(info);
+    const lineage = this.lineageOf(info);
+    const version = this.versionOf(lineage);
     const hit = this.entries.get(info.branch);
-    if (hit && hit.version === version) {
-      // Most recently used last, so the oldest is evicted first.
-      this.entries.delete(info.branch);
-      this.entries.set(info.branch, hit);
-      return hit.loaded;
-    }
+    if (hit && hit.version === version) return this.touch(info.branch, hit).loaded;
     const bt = readBranch(this.traces, info.branch);
     const flags = await flagsOfBranch(this.traces, bt);
     const byStep = new Map<number, TraceEvent[]>();
@@ -66,10 +73,38 @@ export class BranchCache {
       byStep,
       summary: summarizeBranch(bt.info, bt.header, bt.events, flags.length, false),
     };
-    this.entries.delete(info.branch);
-    this.entries.set(info.branch, { version, loaded });
+    this.touch(info.branch, { version, lineage, loaded });
     while (this.entries.size > this.max) this.entries.delete(this.entries.keys().next().value as string);
     return loaded;
+  }
+
+  /**
+   * The branch `id` names exactly (a branch id, or an episode id: its main branch) as kept,
+   * when none of the trace files it was read from changed; else undefined (resolved and read
+   * again). Resolving is the store's scan of every episode folder and meta.json (a forked
+   * branch's id, and each ancestor's, is looked for in every episode): it ran for every step
+   * the inspector showed and every neighbour fetched ahead, ~1 ms each on a store of one
+   * episode, more with every episode kept, while a click waited (issue 33.9). Which branch
+   * an exact id names, and its ancestors, never change; a branch or episode deleted takes its
+   * trace file with it, and the stat's failure sends it to the store, which says so.
+   */
+  private unchanged(id: string): ViewedBranch | undefined {
+    const hit = this.entries.get(id);
+    if (!hit) return undefined;
+    let version: string;
+    try {
+      version = this.versionOf(hit.lineage);
+    } catch {
+      return undefined;
+    }
+    return version === hit.version ? this.touch(id, hit).loaded : undefined;
+  }
+
+  /** Marks an entry most recently used (Map order), so the oldest is evicted first. */
+  private touch(branch: string, entry: Entry): Entry {
+    this.entries.delete(branch);
+    this.entries.set(branch, entry);
+    return entry;
   }
 
   /**
@@ -100,9 +135,14 @@ export class BranchCache {
     return [{ ...rows[0], summary: setupSummary(files) }, ...rows.slice(1)];
   }
 
-  /** The versions of the branch's trace file and its ancestors' (what it inherits is read from theirs). */
-  private versionOf(info: BranchInfo): string {
+  /** The branch, then its ancestors (what it inherits is read from their trace files). */
+  private lineageOf(info: BranchInfo): BranchInfo[] {
     const { ancestors } = ancestorsOf(this.traces, info);
-    return [info, ...ancestors.reverse().map((a) => a.info)].map((b) => this.traces.version(b)).join('|');
+    return [info, ...ancestors.reverse().map((a) => a.info)];
+  }
+
+  /** The versions of the trace files of a branch's lineage ({@link lineageOf}). */
+  private versionOf(lineage: readonly BranchInfo[]): string {
+    return lineage.map((b) => this.traces.version(b)).join('|');
   }
 }

@@ -17,6 +17,7 @@ import { watchStore } from '../engine/trace/store-watch.js';
 import { unreadableEpisodes } from '../engine/trace/unreadable-episodes.js';
 import { currentFlags } from '../engine/qa/check-branches.js';
 import type { TracePort } from './ports.js';
+import type { SnapshotStore } from '../engine/sandbox/snapshot-store.js';
 import { TraceMemo } from './trace-memo.js';
 import { agentTraitsOf } from '../engine/agents/agent-driver.js';
 import { flagRulesId } from '../engine/qa/flag-rules.js';
@@ -194,7 +195,29 @@ export function storeTracePort(engine: {
     read: (branch) => memo.read(branch),
     version: (branch) => memo.version(branch),
     check,
-    snapshots: (episode) => store.snapshots(episode),
+    snapshots: keptSnapshots(store),
   };
   return port;
+}
+
+/** Episodes whose snapshot stores the window's reads keep (the one opened and a few beside it). */
+const SNAPSHOT_STORES_KEPT = 8;
+
+/**
+ * The episode's snapshot store, one per episode, kept: a store holds the manifests it read
+ * (a step's Files tab reads the step's and the one before, each neighbour fetched ahead two
+ * more) and its packs' indexes. A store made per call had read none, so every step the
+ * inspector showed read, parsed and checked its manifests from disk again, through the thread
+ * pool the running episodes' snapshots use (issue 33.9). What a store keeps is named by
+ * content (a manifest's id is its hash, a pack's name its index's hash): never stale.
+ */
+function keptSnapshots(store: DiskEpisodeStore): (episode: string) => SnapshotStore {
+  const kept = new Map<string, SnapshotStore>();
+  return (episode) => {
+    const hit = kept.get(episode) ?? store.snapshots(episode);
+    kept.delete(episode);
+    kept.set(episode, hit);
+    while (kept.size > SNAPSHOT_STORES_KEPT) kept.delete(kept.keys().next().value as string);
+    return hit;
+  };
 }

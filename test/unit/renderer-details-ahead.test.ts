@@ -163,4 +163,55 @@ describe('details fetched ahead (issue 33.9)', () => {
     void store.getState().show('b1', 31, true, detailRevision(list[30]));
     expect(store.getState().load).toBe('ready');
   });
+
+  it('a click beside a step still loading shows from the call that brought both, with no call of its own', async () => {
+    // A far slider move, then a click beside the row moved to: the move's call brings both
+    // steps; the click's step, asked for while `show` waited for the moved-to step, is held
+    // once that call is in. It was asked for again (a second round trip on a busy server).
+    const fake = createFakeBackend();
+    let release: () => void = () => {};
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', async (req) => {
+      await new Promise<void>((r) => (release = r));
+      return { details: req.steps.map((s) => stepDetail(s)) };
+    });
+    const store = createInspectorStore(fake.client);
+    const list = rows(40);
+    void store.getState().prefetch('b1', detailsToHold(list, 20, false), true);
+    const moved = store.getState().show('b1', 20, true, detailRevision(list[19]));
+    const clicked = store.getState().show('b1', 22, true, detailRevision(list[21]));
+    expect(store.getState()).toMatchObject({ step: 22, load: 'loading' });
+    release();
+    await Promise.all([moved, clicked]);
+    expect(store.getState()).toMatchObject({ step: 22, load: 'ready', detail: { step: 22 } });
+    expect(fake.callsOf('episode.stepDetail')).toEqual([]);
+    expect(fake.callsOf('episode.stepDetails')[0]).toEqual({ id: 'b1', steps: [20, 21, 19, 22, 18, 23] });
+  });
+
+  it('the step on screen, not held, goes out at once beside two calls fetching ahead, in one slot kept for it', async () => {
+    const fake = createFakeBackend();
+    const releases: (() => void)[] = [];
+    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+    fake.on('episode.stepDetails', async (req) => {
+      await new Promise<void>((r) => releases.push(r));
+      return { details: req.steps.map((s) => stepDetail(s)) };
+    });
+    const store = createInspectorStore(fake.client);
+    const list = rows(60);
+    void store.getState().prefetch('b1', detailsAround(list, 5, false, 1));
+    void store.getState().prefetch('b1', detailsAround(list, 15, false, 1));
+    // A far move: its step and nearest neighbours, not queued behind the two out.
+    void store.getState().prefetch('b1', detailsToHold(list, 30, false).slice(0, 3), true);
+    // The slot is one: a second move's step waits as a wish does (`show` asks for it alone).
+    void store.getState().prefetch('b1', detailsToHold(list, 45, false).slice(0, 3), true);
+    // A wish not for the step on screen never takes it.
+    void store.getState().prefetch('b1', detailsAround(list, 50, false, 1));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(fake.callsOf('episode.stepDetails')).toEqual([
+      { id: 'b1', steps: [6, 4] },
+      { id: 'b1', steps: [16, 14] },
+      { id: 'b1', steps: [30, 31, 29] },
+    ]);
+    releases.forEach((r) => r());
+  });
 });

@@ -309,19 +309,20 @@ export function createAppStores(client: StepboxClient, options: StepperOptions =
       const final = detailFinal(row, live);
       const revision = detailRevision(row);
       if (branch !== null && step !== null) {
-        const ahead = () => void inspector.getState().prefetch(branch, detailsToHold(rows, step, live));
+        const ahead = (now: boolean) =>
+          void inspector.getState().prefetch(branch, detailsToHold(rows, step, live), now);
         // Held (a click beside the viewed row, ←/→): the step shows from the cache in this
         // update, and its neighbours are asked for once the frame that shows it is painted.
         // Asked here, the call's sending and its answer (decoded, checked, cached) came
         // before that frame (issue 33.9).
         if (final && inspector.getState().holds(branch, step, revision))
           whenPainted(() => {
-            if (wish === aheadWish) ahead();
+            if (wish === aheadWish) ahead(false);
           });
         // Else its details and its neighbours', asked for first (`show` then waits for that
         // call): a click beside the viewed row (or ←/→) then shows from what the window holds,
         // in the frame of the click.
-        else ahead();
+        else ahead(final);
       }
       void inspector.getState().show(branch, step, final, revision);
     }

@@ -144,9 +144,11 @@ export interface InspectorActions {
   /**
    * Fetches ahead the details of complete steps not held yet (the nearest in a call of their
    * own, beside at most one call in flight; with more out, only the latest wish waits to be
-   * fetched next, as while scrubbing), so showing them needs no call.
+   * fetched next, as while scrubbing), so showing them needs no call. `now`: the first of
+   * `wanted` is the step on screen, not held: its call goes out at once, in a slot kept for it
+   * beside the calls fetching ahead.
    */
-  prefetch(branch: string, wanted: readonly DetailWanted[]): Promise<void>;
+  prefetch(branch: string, wanted: readonly DetailWanted[], now?: boolean): Promise<void>;
   /** True when a complete step's detail is held (showing it needs no call). */
   holds(branch: string, step: number, revision: string): boolean;
   setTab(tab: InspectorTab): void;
@@ -178,6 +180,14 @@ const AHEAD_FIRST = 6;
  * one only), so a held → never floods the server.
  */
 const AHEAD_CALLS = 2;
+/**
+ * One more call for the step on screen when it is not held, with its nearest neighbours: it
+ * waited behind the calls still bringing an earlier wish's farther steps, and `show` asked for
+ * it alone meanwhile, so a click beside it, right after a far slider move, waited for a second
+ * round trip on a busy server (issue 33.9). One slot, not one per move: a drag's moves beyond
+ * it are shown by `show`'s own calls (one at a time, the latest wins).
+ */
+const NOW_CALLS = 1;
 
 /** The cache key of a step's detail: its branch, its step and what its row showed. */
 function keyOf(branch: string, step: number, revision: string): string {
@@ -272,15 +282,16 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
           const want = wanted;
           wanted = null;
           // On its way with the steps fetched ahead: that answer, not a second call behind it.
-          const bringing = want.final ? aheadWith(want.key) : undefined;
-          if (bringing) {
-            await bringing.done;
-            const got = cache.get(want.key);
-            if (got) {
-              if (get().branch === want.branch && get().step === want.step)
-                set({ detail: got, load: 'ready', diffPath: firstFile(got, get().diffPath) });
-              continue;
-            }
+          const bringing = want.final && !cache.has(want.key) ? aheadWith(want.key) : undefined;
+          if (bringing) await bringing.done;
+          // Held by now: brought by that call, or by one that came in while this loop waited
+          // for the step asked before it (a click right after a slider move: the move's call
+          // brought the clicked step, and a second call for it waited a server round trip).
+          const got = want.final ? cache.get(want.key) : undefined;
+          if (got) {
+            if (get().branch === want.branch && get().step === want.step)
+              set({ detail: got, load: 'ready', diffPath: firstFile(got, get().diffPath) });
+            continue;
           }
           const res = await client.episode.stepDetail({ id: want.branch, step: want.step });
           if (res.ok && want.final) put(want.key, res.value);
@@ -300,7 +311,7 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         inFlight = false;
       }
     },
-    async prefetch(branch, wanted) {
+    async prefetch(branch, wanted, now = false) {
       const todo = wanted
         .filter((w) => {
           const key = keyOf(branch, w.step, w.revision);
@@ -309,7 +320,8 @@ export function createInspectorStore(client: StepboxClient): InspectorStore {
         .slice(0, MAX_STEP_DETAILS);
       if (todo.length === 0) return;
       // A few calls at a time: a later wish replaces the one waiting (scrubbing asks at every step).
-      if (ahead.length >= AHEAD_CALLS) {
+      const slots = AHEAD_CALLS + (now && todo[0] === wanted[0] ? NOW_CALLS : 0);
+      if (ahead.length >= slots) {
         nextAhead = { branch, wanted };
         return;
       }
