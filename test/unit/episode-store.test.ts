@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   EpisodeMeta,
   openEpisodeStore,
@@ -80,6 +80,28 @@ describe('episode store', () => {
     const ft = store.readTrace(store.resolve(fork.branch));
     expect(ft.header).toMatchObject({ parent_branch: a.episode, fork_step: 1 });
     expect(ft.events.filter((e) => e.type === 'action').map((e) => e.step)).toEqual([2, 3]);
+  });
+
+  it('a branch id once listed is resolved from its own episode, not every episode, and a branch gone is looked for again', async () => {
+    const store = openEpisodeStore(home);
+    const a = await writeSampleEpisode(store, { steps: 2 });
+    const fork = await writeSampleFork(store, a, { at: 1, steps: 1 });
+    for (let i = 0; i < 3; i++) await writeSampleEpisode(store, { steps: 1 });
+    expect(store.resolve(fork.branch).episode).toBe(a.episode);
+    // Every episode folder and meta.json, newest first, was read until the fork was met, on
+    // every call that named it (20 ms for a fork of the oldest of 300 episodes).
+    const listed = vi.spyOn(store, 'listEpisodes');
+    const read = vi.spyOn(store, 'meta');
+    expect(store.resolve(fork.branch)).toMatchObject({ episode: a.episode, forkStep: 1 });
+    expect(store.resolve(a.episode).branch).toBe(a.episode);
+    expect(listed).not.toHaveBeenCalled();
+    expect(read.mock.calls.every(([episode]) => episode === a.episode)).toBe(true);
+    // Gone from there: looked for everywhere, and not found.
+    rmSync(store.resolve(fork.branch).tracePath);
+    expect(codeOf(() => store.resolve(fork.branch))).toBe('not_found');
+    rmSync(store.episodeDir(a.episode), { recursive: true });
+    expect(codeOf(() => store.resolve(a.episode))).toBe('not_found');
+    expect(listed).toHaveBeenCalled();
   });
 
   it('markInterrupted closes a trace whose writer is gone and leaves a live writer alone', async () => {
