@@ -197,7 +197,7 @@ export function stopAtEndOfInput(
 ): Promise<unknown> {
   const unattended =
     asking === 'step'
-      ? `. --step waits for a person at every step: to run without stepping, leave out --step (stepbox resume, without --step, continues an interrupted episode to its end)`
+      ? `. --step waits for a person at every step: to run without stepping, leave out --step (\`stepbox resume ${c.branch}\`, without --step, continues this one to its end)`
       : '';
   io.stderr.write(
     `\nstepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step ${c.currentStep() + 1}; its trace keeps the steps so far and closes as interrupted (${INPUT_ENDED})${unattended}\n`,

@@ -25,7 +25,7 @@ async function stepWith(keys: string) {
   const reader = new LineReader(io);
   try {
     await stepRepl(c, io, reader);
-    return { said, end: c.ended() };
+    return { said, end: c.ended(), branch: c.branch };
   } finally {
     reader.close();
     await c.dispose();
@@ -48,9 +48,10 @@ describe('the --step prompt', () => {
   });
 
   it('the end of input stops the episode, saying so and how to run without stepping', async () => {
-    const { said, end } = await stepWith('\n');
+    const { said, end, branch } = await stepWith('\n');
+    // The resume it names is this episode's, ready to paste.
     expect(said).toContain(
-      'stepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step 2; its trace keeps the steps so far and closes as interrupted (input_ended). --step waits for a person at every step: to run without stepping, leave out --step (stepbox resume, without --step, continues an interrupted episode to its end)',
+      `stepbox: input ended (stdin closed), so no one is left to answer: the episode stops before step 2; its trace keeps the steps so far and closes as interrupted (input_ended). --step waits for a person at every step: to run without stepping, leave out --step (\`stepbox resume ${branch}\`, without --step, continues this one to its end)`,
     );
     expect(end).toMatchObject({ status: 'interrupted', end_reason: 'input_ended' });
   });
