@@ -331,9 +331,14 @@ export function chosenElsewhere(
         .map((g) => g.task_name),
     ),
   ];
-  return names.length
-    ? `${problem} (chosen in Your folders for ${names.join(', ')} only: choose it again for this task)`
-    : problem;
+  if (names.length === 0) return problem;
+  const only = `chosen in Your folders for ${names.join(', ')} only`;
+  // The refusal's general way forward (Choose… → Your folders) is this one's, said once: with
+  // both, the refusal ran to ten lines in the library's column.
+  const general = `; ${OUTSIDE_FIX}`;
+  return problem.endsWith(general)
+    ? `${problem.slice(0, -general.length)}: it was ${only}; choose it again for this task with Choose… → Your folders`
+    : `${problem} (${only}: choose it again for this task)`;
 }
 
 /**

@@ -77,7 +77,7 @@ describe("web mode: Choose… picks a script in the person's own folders", () =>
       /· chosen in Your folders$/,
     );
     await expect(library.startRefusal('notes-memory').innerText()).resolves.toMatch(
-      /^Agent: scripted:\S+ is outside the folders stepbox reads files from .*\(chosen in Your folders for hello-python only: choose it again for this task\)$/s,
+      /^Agent: scripted:\S+ is outside the folders stepbox reads files from \([^)]*\): it was chosen in Your folders for hello-python only; choose it again for this task with Choose… → Your folders$/s,
     );
     await app.screenshot('choose-own-chosen-1024x700');
     await library.startTask('hello-python');

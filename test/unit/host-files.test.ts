@@ -317,7 +317,7 @@ describe('the file picker lists inside its roots only', () => {
     expect(elsewhere).toMatchObject({ ok: false, error: { code: 'invalid_input' } });
     if (!elsewhere.ok)
       expect(elsewhere.error.message).toMatch(
-        /^Agent: scripted:\S+ is outside the folders .* \(chosen in Your folders for task only: choose it again for this task\)$/,
+        /^Agent: scripted:\S+ is outside the folders stepbox reads files from \([^)]*\): it was chosen in Your folders for task only; choose it again for this task with Choose… → Your folders$/,
       );
     // A batch of both tasks reads it for each: refused too.
     const batch = await services.handle('batch.start', {
