@@ -52,7 +52,9 @@ export const BREAKPOINT_KINDS: readonly BreakpointKindInfo[] = [
     value: { field: 'count', label: 'times', numeric: true },
   },
   { kind: 'slow_step', label: 'when a step is slow', value: { field: 'ms', label: 'ms', numeric: true } },
-  { kind: 'qa', label: 'when a QA rule flags a step (loop, reward hacking, memory corruption)' },
+  // The rules it stands for are said once it is set (describeBreakpoint): in the menu they cut
+  // the label at any width the breakpoints' column has.
+  { kind: 'qa', label: 'when a QA rule flags a step' },
   {
     kind: 'request_tool',
     label: 'when the request offers a tool',
