@@ -18,6 +18,44 @@ function newWriter(name = 'ep-1.jsonl', secrets?: { name: string; value: string 
 }
 
 describe('FileTraceWriter', () => {
+  it('commits a step off the event loop: resolves once durable, refuses on a closed trace, and a close meanwhile keeps it whole', async () => {
+    const w = newWriter();
+    const snapshot = (step: number) =>
+      w.append({
+        type: 'snapshot',
+        step,
+        source: 'harness',
+        tree_hash: 'h',
+        manifest: 'm',
+        changed: [],
+        bytes: 0,
+      });
+    snapshot(0);
+    // A promise, not the fsync in place: the harness awaits it, the window's calls run meanwhile.
+    const committing = w.commit();
+    expect(committing).toBeInstanceOf(Promise);
+    await expect(committing).resolves.toBeGreaterThanOrEqual(0);
+    snapshot(1);
+    // Closed while the step's fsync is on the thread pool: the close's own fsync holds it.
+    const racing = w.commit();
+    await w.close({
+      steps: 1,
+      return: 0,
+      status: 'succeeded',
+      end_reason: 'final_answer',
+      verifier: null,
+      step: 1,
+    });
+    await expect(racing).resolves.toBeGreaterThanOrEqual(0);
+    await expect(w.commit()).rejects.toThrow(/is closed/);
+    expect(readTraceFile(`${w.path}.gz`).events.map((e) => e.type)).toEqual([
+      'header',
+      'snapshot',
+      'snapshot',
+      'end',
+    ]);
+  });
+
   it('appends numbered, stamped events, fsyncs per step and reads them back', () => {
     const w = newWriter();
     w.append({

@@ -78,9 +78,9 @@ export class BranchRecorder {
     return this.writer !== null;
   }
 
-  /** Commits (fsyncs) the step's events; 0 ms when no branch is open. */
-  commitStep(): number {
-    return this.writer?.commitStep() ?? 0;
+  /** Commits (fsyncs) the step's events, the event loop free meanwhile; 0 ms when no branch is open. */
+  commitStep(): Promise<number> {
+    return this.writer?.commit() ?? Promise.resolve(0);
   }
 
   /** Every event so far, then each new one. */

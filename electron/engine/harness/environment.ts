@@ -531,7 +531,7 @@ export class SandboxEnvironment implements Environment {
       });
     this.stable = { step: k, manifest: info.manifest, treeHash: info.treeHash, session };
     for (const h of after) this.sink.append(h);
-    const fsyncMs = this.sink.commitStep();
+    const fsyncMs = await this.sink.commitStep();
     return { snapshotMs, fsyncMs };
   }
 

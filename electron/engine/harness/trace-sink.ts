@@ -7,8 +7,8 @@ import type { NewTraceEvent, TraceWriter } from '../trace/trace-store.js';
  */
 export interface TraceSink {
   append(event: NewTraceEvent): TraceEvent;
-  /** Makes the step durable; returns the fsync time in ms. */
-  commitStep(): number;
+  /** Makes the step durable; resolves with the fsync time in ms (the event loop runs meanwhile). */
+  commitStep(): Promise<number>;
 }
 
 /** A sink that keeps events in memory (re-execution, tests). */
@@ -21,12 +21,12 @@ export class MemorySink implements TraceSink {
     return stamped;
   }
 
-  commitStep(): number {
-    return 0;
+  commitStep(): Promise<number> {
+    return Promise.resolve(0);
   }
 }
 
 /** Adapts a trace writer to a sink. */
 export function writerSink(writer: TraceWriter): TraceSink {
-  return { append: (e) => writer.append(e), commitStep: () => writer.commitStep() };
+  return { append: (e) => writer.append(e), commitStep: () => writer.commit() };
 }

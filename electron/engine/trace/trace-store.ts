@@ -34,6 +34,8 @@ export interface TraceWriter {
   append(event: NewTraceEvent): TraceEvent;
   /** Flushes and fsyncs everything appended so far; returns the fsync time in ms. */
   commitStep(): number;
+  /** {@link commitStep} without holding the event loop: resolves with the fsync time once durable. */
+  commit(): Promise<number>;
   /** Appends `end`, fsyncs and compresses the file (gzip). */
   close(end: Omit<EndEvent, 'seq' | 't' | 'type' | 'source' | 'step'> & { step: number }): Promise<void>;
 }
