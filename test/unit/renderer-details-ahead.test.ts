@@ -13,6 +13,18 @@ const rows = (
   over: (step: number) => Parameters<typeof stepRow>[1] = () => ({ snapshot: true }),
 ) => Array.from({ length: n }, (_, i) => stepRow(i + 1, over(i + 1)));
 
+/** A backend whose stepDetails answers wait until released (one release per call, in order). */
+function heldDetails() {
+  const fake = createFakeBackend();
+  const releases: (() => void)[] = [];
+  fake.on('episode.stepDetail', (req) => stepDetail(req.step));
+  fake.on('episode.stepDetails', async (req) => {
+    await new Promise<void>((r) => releases.push(r));
+    return { details: req.steps.map((s) => stepDetail(s)) };
+  });
+  return { fake, releases };
+}
+
 describe('details fetched ahead (issue 33.9)', () => {
   it('wants the complete steps around the viewed one, nearest first, under their rows’ revision', () => {
     const list = rows(10);
@@ -104,13 +116,8 @@ describe('details fetched ahead (issue 33.9)', () => {
   });
 
   it('a step asked for while its neighbours are on their way waits for that answer, not a call of its own', async () => {
-    const fake = createFakeBackend();
-    let release: () => void = () => {};
-    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
-    fake.on('episode.stepDetails', async (req) => {
-      await new Promise<void>((r) => (release = r));
-      return { details: req.steps.map((s) => stepDetail(s)) };
-    });
+    const { fake, releases } = heldDetails();
+    const release = () => releases.forEach((r) => r());
     const store = createInspectorStore(fake.client);
     const list = rows(10);
     const ahead = store.getState().prefetch('b1', detailsAround(list, 5, false, 2));
@@ -124,13 +131,7 @@ describe('details fetched ahead (issue 33.9)', () => {
   });
 
   it('a new wish goes out beside the call in flight; with two out only the latest waits; forgotten details are not kept', async () => {
-    const fake = createFakeBackend();
-    const releases: (() => void)[] = [];
-    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
-    fake.on('episode.stepDetails', async (req) => {
-      await new Promise<void>((r) => releases.push(r));
-      return { details: req.steps.map((s) => stepDetail(s)) };
-    });
+    const { fake, releases } = heldDetails();
     const store = createInspectorStore(fake.client);
     const list = rows(40);
     const first = store.getState().prefetch('b1', detailsAround(list, 5, false, 1));
@@ -168,13 +169,8 @@ describe('details fetched ahead (issue 33.9)', () => {
     // A far slider move, then a click beside the row moved to: the move's call brings both
     // steps; the click's step, asked for while `show` waited for the moved-to step, is held
     // once that call is in. It was asked for again (a second round trip on a busy server).
-    const fake = createFakeBackend();
-    let release: () => void = () => {};
-    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
-    fake.on('episode.stepDetails', async (req) => {
-      await new Promise<void>((r) => (release = r));
-      return { details: req.steps.map((s) => stepDetail(s)) };
-    });
+    const { fake, releases } = heldDetails();
+    const release = () => releases.forEach((r) => r());
     const store = createInspectorStore(fake.client);
     const list = rows(40);
     void store.getState().prefetch('b1', detailsToHold(list, 20, false), true);
@@ -189,13 +185,7 @@ describe('details fetched ahead (issue 33.9)', () => {
   });
 
   it('the step on screen, not held, goes out at once beside two calls fetching ahead, in one slot kept for it', async () => {
-    const fake = createFakeBackend();
-    const releases: (() => void)[] = [];
-    fake.on('episode.stepDetail', (req) => stepDetail(req.step));
-    fake.on('episode.stepDetails', async (req) => {
-      await new Promise<void>((r) => releases.push(r));
-      return { details: req.steps.map((s) => stepDetail(s)) };
-    });
+    const { fake, releases } = heldDetails();
     const store = createInspectorStore(fake.client);
     const list = rows(60);
     void store.getState().prefetch('b1', detailsAround(list, 5, false, 1));
