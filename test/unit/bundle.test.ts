@@ -1,4 +1,5 @@
 import {
+  copyFileSync,
   createWriteStream,
   existsSync,
   mkdtempSync,
@@ -9,7 +10,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { once } from 'node:events';
 import { pipeline } from 'node:stream/promises';
 import { createGzip, gunzipSync, gzipSync } from 'node:zlib';
@@ -95,6 +96,27 @@ describe('bundles', () => {
     expect(again.episode).toBe(ep.episode);
     expect(a.readTrace(a.resolve(ep.episode)).end?.status).toBe('succeeded');
     expect(readdirSync(a.episodesDir).filter((n) => n.startsWith('.'))).toEqual([]);
+  });
+
+  it('refuses a bundle carrying a branch id another episode of the store has, writing nothing', async () => {
+    const { a, fork } = await sample();
+    const file = join(tmp, 'ep.stepbox');
+    await exportBundle(a, fork.branch, file);
+    // Another episode of the importing store lists the fork's id (a crafted bundle, a copied trace).
+    const b = openEpisodeStore(join(tmp, 'b'));
+    const other = await writeSampleEpisode(b, { steps: 1 });
+    const forkTrace = a.resolve(fork.branch).tracePath;
+    copyFileSync(forkTrace, join(b.episodeDir(other.episode), 'branches', basename(forkTrace)));
+    expect(b.resolve(fork.branch).episode).toBe(other.episode);
+    await expect(importBundle(b, file)).rejects.toMatchObject({
+      code: 'conflict',
+      message: expect.stringContaining(
+        `its branch ${fork.branch} is already a branch of episode ${other.episode}`,
+      ),
+      fix: expect.stringContaining('import it into another store'),
+    });
+    expect(b.listEpisodes()).toEqual([other.episode]);
+    expect(readdirSync(b.episodesDir).filter((n) => n.startsWith('.'))).toEqual([]);
   });
 
   it('rejects a bundle whose blob does not match its hash, writing nothing', async () => {

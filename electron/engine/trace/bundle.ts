@@ -285,6 +285,22 @@ async function blobSink(snaps: SnapshotStore, hash: string, what: () => StoreErr
   };
 }
 
+/** The first of `branches` that an episode of the store other than `episode` already has, if any. */
+function branchTakenElsewhere(
+  store: DiskEpisodeStore,
+  episode: string,
+  branches: readonly string[],
+): { branch: string; episode: string } | null {
+  const own = new Set(branches.filter((b) => b !== episode));
+  if (own.size === 0) return null;
+  for (const other of store.listEpisodes()) {
+    if (other === episode) continue;
+    for (const b of store.branchesOrNone(other))
+      if (own.has(b.branch)) return { branch: b.branch, episode: other };
+  }
+  return null;
+}
+
 function invalid(file: string, why: string): StoreError {
   return new StoreError('invalid_input', `${file} is not a usable stepbox bundle: ${why}`);
 }
@@ -487,6 +503,17 @@ export async function importBundle(
       const id = await snaps.putManifest(m.manifest);
       if (id !== m.id) throw invalid(file, `manifest ${m.id} hashes to ${id}`);
     }
+    // A branch id names one branch in a store: resolving it reads the one episode it was listed
+    // in. A bundle carrying a branch id another episode here already has (a crafted one, or
+    // a copy of a fork) would make it name two, and which one a window or a fork got would
+    // depend on which was listed last.
+    const taken = branchTakenElsewhere(store, episode, branches);
+    if (taken)
+      throw new StoreError(
+        'conflict',
+        `${file}: its branch ${taken.branch} is already a branch of episode ${taken.episode} in ${store.home}, and a branch id names one branch in a store`,
+        `import it into another store (STEPBOX_HOME=<another folder> stepbox import ${basename(file)})`,
+      );
     if (existsSync(target)) {
       log.info(`replacing episode ${episode}`);
       store.removeEpisode(episode);
