@@ -81,10 +81,10 @@ export class BranchCache {
   /**
    * The branch `id` names exactly (a branch id, or an episode id: its main branch) as kept,
    * when none of the trace files it was read from changed; else undefined (resolved and read
-   * again). Resolving is the store's scan of every episode folder and meta.json (a forked
-   * branch's id, and each ancestor's, is looked for in every episode): it ran for every step
-   * the inspector showed and every neighbour fetched ahead, ~1 ms each on a store of one
-   * episode, more with every episode kept, while a click waited (issue 33.9). Which branch
+   * again). Resolving reads the store's folders (the episode's meta.json, parsed, and its
+   * branches folder, for the branch and each ancestor): it ran for every step the inspector
+   * showed and every neighbour fetched ahead, ~1 ms each, while a click waited (issue 33.9;
+   * it scanned every episode then, see DiskEpisodeStore.resolve). Which branch
    * an exact id names, and its ancestors, never change; a branch or episode deleted takes its
    * trace file with it, and the stat's failure sends it to the store, which says so.
    */

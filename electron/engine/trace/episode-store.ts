@@ -20,7 +20,7 @@
  * const { episode, branch, writer } = store.createEpisode({ task, task_path, agent, image, created: Date.now(),
  *                                                          parent_branch: null, fork_step: null });
  * writer.append({ type: 'snapshot', step: 0, source: 'harness', ... });
- * const fsyncMs = writer.commitStep();          // once per step, after its snapshot
+ * const fsyncMs = await writer.commit();       // once per step, after its snapshot (fsync off the event loop)
  * await writer.close({ step, status, end_reason, verifier }); // end + fsync + gzip + index
  * const fork = store.createBranch(episode, branch, 3, header); // its own id and trace
  * const snaps = store.snapshots(episode);        // the episode's SnapshotStore
