@@ -194,6 +194,21 @@ describe('episode index', () => {
     index.close();
   });
 
+  it('a trace indexed before its version settled is not read again once it settles, its bytes unchanged (unsettled-reads.ts)', async () => {
+    const store = openEpisodeStore(home, { onBranchClosed: () => undefined });
+    const index = openIndex(home);
+    await writeSampleEpisode(store, { steps: 2 });
+    expect(index.refresh(store)).toBe(1);
+    // Two seconds on (file-version.ts's SETTLE_MS): the same bytes, so what was indexed stands.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    try {
+      expect(index.refresh(store)).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+    index.close();
+  });
+
   it('two processes writing the index at once both succeed (WAL + busy timeout)', async () => {
     const store = openEpisodeStore(home);
     await corpus(store);

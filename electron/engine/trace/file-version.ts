@@ -1,12 +1,8 @@
 import { lstatSync, type Stats } from 'node:fs';
+import { traceBytesAt } from './trace-reader.js';
+import { SETTLE_MS, statsKey, unsettledReadStands } from './unsettled-reads.js';
 
-/**
- * How long after its last change a file's version is trusted to name its content: a write
- * within the same clock tick of the file system (coarse kernel timestamps: a few ms on ext4,
- * 2 s on FAT) keeps the size and the times, so a version seen sooner than this after the
- * file's ctime may hide a later write of the same size. It is read again once settled.
- */
-export const SETTLE_MS = 2_000;
+export { SETTLE_MS } from './unsettled-reads.js';
 
 /**
  * A trace file as it was at one moment: what the index, the flags it keeps and the window's
@@ -46,7 +42,13 @@ export function fileVersion(path: string): FileVersion | null {
   }
 }
 
-/** One string per version: equal strings, the same file content (once settled). */
+/**
+ * One string per version: equal strings, the same file content (once settled). A settled
+ * version whose bytes are the very ones read before it settled keeps the unsettled version's
+ * string (unsettled-reads.ts): what was read, indexed and checked then is not done again.
+ */
 export function versionKey(v: FileVersion): string {
-  return `${v.path}:${v.size}:${v.mtime}:${v.ctime}:${v.ino}:${v.settled ? 's' : 'u'}`;
+  const stats = statsKey(v.path, { size: v.size, mtimeMs: v.mtime, ctimeMs: v.ctime, ino: v.ino });
+  if (!v.settled || unsettledReadStands(stats, () => traceBytesAt(v.path, stats))) return `${stats}:u`;
+  return `${stats}:s`;
 }

@@ -12,6 +12,7 @@ import {
   type TraceUpgrade,
 } from './trace-upgrade.js';
 import type { BranchInfo, ReadTrace } from './trace-store.js';
+import { noteUnsettledRead, statsKey } from './unsettled-reads.js';
 import { issueLine, shownKey } from '../../../shared/validation-issues.js';
 import { didYouMean } from '../../../shared/did-you-mean.js';
 import { formatBytes } from '../../../shared/format-bytes.js';
@@ -131,7 +132,33 @@ export function readTraceBytes(path: string, maxBytes: number = MAX_TEXT_BYTES):
         path,
         'a trace this large was not written by stepbox whole: remove it, or re-import its episode (npx stepbox bundle import FILE --force)',
       );
-    return readOpened(fd, st.size);
+    const bytes = readOpened(fd, st.size);
+    // Read before it settled: its bytes are noted, so the settled version can be found the same.
+    noteUnsettledRead(path, st, bytes);
+    return bytes;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * The bytes of trace file `path` if its stats are still `stats` (unsettled-reads.ts's
+ * statsKey) and it can be read as {@link readTraceBytes} reads it; else null.
+ */
+export function traceBytesAt(path: string, stats: string): Buffer | null {
+  let opened: { fd: number; st: Stats };
+  try {
+    opened = openTraceFile(path);
+  } catch {
+    return null;
+  }
+  const { fd, st } = opened;
+  try {
+    if (statsKey(path, st) !== stats || st.size > MAX_TEXT_BYTES) return null;
+    const bytes = readOpened(fd, st.size);
+    return bytes.length === st.size ? bytes : null;
+  } catch {
+    return null;
   } finally {
     closeSync(fd);
   }
