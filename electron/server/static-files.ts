@@ -1,4 +1,4 @@
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, type Stats } from 'node:fs';
 import type { ServerResponse } from 'node:http';
 import { extname, join, normalize, sep } from 'node:path';
 import { appError } from '../../shared/errors.js';
@@ -42,7 +42,7 @@ export function serveStatic(
       res.end(NOT_BUILT);
       return;
     }
-    return sendFile(indexPath, res, { ...headers, 'Cache-Control': 'no-store' });
+    return sendFile(indexPath, statSync(indexPath), res, { ...headers, 'Cache-Control': 'no-store' });
   }
   let relative: string;
   try {
@@ -58,25 +58,55 @@ export function serveStatic(
     return;
   }
   const file = join(rendererDir, relative);
-  if (
-    relative.startsWith('..') ||
-    !file.startsWith(rendererDir + sep) ||
-    !existsSync(file) ||
-    !statSync(file).isFile()
-  ) {
+  const st =
+    relative.startsWith('..') || !file.startsWith(rendererDir + sep) || !existsSync(file)
+      ? null
+      : statSync(file);
+  if (!st?.isFile()) {
     res.writeHead(404, { ...headers, 'Content-Type': TYPES['.txt'] }).end('not found');
     return;
   }
   const cache = relative.startsWith(`assets${sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache';
-  sendFile(file, res, { ...headers, 'Cache-Control': cache });
+  sendFile(file, st, res, { ...headers, 'Cache-Control': cache });
 }
 
-function sendFile(file: string, res: ServerResponse, headers: Record<string, string>): void {
+/** The window's files served so far, by path: the version read (size, mtime, inode) and its bytes. */
+const served = new Map<string, { readonly version: string; readonly bytes: Buffer }>();
+let servedBytes = 0;
+/** At most this much is kept (the built window is ~6 MB); past it a file is read for each request. */
+const SERVED_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Sends a file from memory, read once per version. Why: read from disk for each request, a
+ * file's open and reads went through libuv's thread pool, where they queued behind the trace
+ * fsyncs of episodes running in the same process: beside two episodes the window's bundle
+ * took 14-88 ms to its first byte, 1-2 ms from memory (a window opened beside them, issue
+ * 33.9). A file rebuilt in place has a new version and is read again.
+ */
+function sendFile(file: string, st: Stats, res: ServerResponse, headers: Record<string, string>): void {
+  const version = `${st.size}:${st.mtimeMs}:${st.ino}`;
+  let bytes = served.get(file)?.version === version ? served.get(file)!.bytes : undefined;
+  if (!bytes) {
+    try {
+      bytes = readFileSync(file);
+    } catch (e) {
+      res.destroy(e as Error);
+      return;
+    }
+    const old = served.get(file);
+    if (old) {
+      served.delete(file);
+      servedBytes -= old.bytes.length;
+    }
+    if (servedBytes + bytes.length <= SERVED_MAX_BYTES) {
+      served.set(file, { version, bytes });
+      servedBytes += bytes.length;
+    }
+  }
   res.writeHead(200, {
     ...headers,
     'Content-Type': TYPES[extname(file).toLowerCase()] ?? 'application/octet-stream',
+    'Content-Length': String(bytes.length),
   });
-  createReadStream(file)
-    .on('error', (e) => res.destroy(e))
-    .pipe(res);
+  res.end(bytes);
 }
