@@ -1,5 +1,10 @@
 /** Shell control operators, split into their own words (longest first). */
 const OPERATORS = ['&&', '||', ';;', '>>', '<<', '>&', '<&', '|&', ';', '|', '&', '>', '<', '(', ')'];
+/**
+ * The characters an operator begins with: at any other, none is looked for (looking for each
+ * at every character was a fifth of the QA rules' time over a 10,000-step trace's commands).
+ */
+const OPERATOR_START = new Set(OPERATORS.map((o) => o[0]));
 
 /** What splitting a command line produced: its words, or null when quoting is unbalanced. */
 export type ShellWords = string[] | null;
@@ -31,7 +36,7 @@ export function shellWords(line: string): ShellWords {
       while (i < line.length && line[i] !== '\n') i++;
       continue;
     }
-    const op = OPERATORS.find((o) => line.startsWith(o, i));
+    const op = OPERATOR_START.has(c) ? OPERATORS.find((o) => line.startsWith(o, i)) : undefined;
     if (op) {
       // `2>file` redirects fd 2 while `2 >file` passes "2" as an argument: keep them apart.
       const fd = inWord && /^[0-9]+$/.test(cur) && (op[0] === '>' || op[0] === '<') ? cur : '';
