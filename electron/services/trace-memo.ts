@@ -1,5 +1,5 @@
 import { lstatSync } from 'node:fs';
-import { versionKey, versionOf, type FileVersion } from '../engine/trace/file-version.js';
+import { standsFor, versionKey, versionOf, type FileVersion } from '../engine/trace/file-version.js';
 import type { FlagSummary } from '../../shared/contract/index.js';
 import type { DiskEpisodeStore } from '../engine/trace/episode-store.js';
 import type { ParsedTrace } from '../engine/trace/trace-reader.js';
@@ -25,7 +25,7 @@ export class TraceMemo {
 
   /** The trace file's version: what it is now, read before its content so a change is never missed. */
   version(info: BranchInfo): string {
-    return keyOf(this.versionAt(info));
+    return keyOf(this.traces.get(info.branch)?.version, this.versionAt(info));
   }
 
   private versionAt(info: BranchInfo): TraceVersion {
@@ -40,8 +40,8 @@ export class TraceMemo {
   /** The branch's own trace, parsed once per version. */
   read(info: BranchInfo): ParsedTrace {
     const at = this.versionAt(info);
-    const version = keyOf(at);
     const hit = this.traces.get(info.branch);
+    const version = keyOf(hit?.version, at);
     if (hit && hit.version === version) return touch(this.traces, info.branch, hit).trace;
     const trace = movedOnce(() => this.store.readTrace(info));
     touch(this.traces, info.branch, { version, at, trace });
@@ -72,8 +72,8 @@ export class TraceMemo {
     compute: () => Promise<FlagSummary[]>,
   ): Promise<FlagSummary[]> {
     if (at === null) return [...(await compute())];
-    const version = keyOf(at);
     const hit = this.flags.get(info.branch);
+    const version = keyOf(hit?.version ?? this.computing.get(info.branch)?.version, at);
     if (hit && hit.version === version) return [...touch(this.flags, info.branch, hit).flags];
     // Asked again while they are computed (a window's open and its library listings, each
     // refresh of a second window): the one computation, not one each. Five at once ran every
@@ -95,7 +95,15 @@ export class TraceMemo {
 /** A trace file as it was at one moment: the version flags and parsed traces are kept under. */
 export type TraceVersion = FileVersion;
 
-const keyOf = versionKey;
+/**
+ * The string `at` is kept under here: its own ({@link versionKey}), or the unsettled version's
+ * that `kept` is when `at` holds the very bytes read under it (file-version.ts's standsFor): a
+ * trace opened right after it was written is not read and checked again once it settles.
+ */
+function keyOf(kept: string | undefined, at: TraceVersion): string {
+  const own = versionKey(at);
+  return kept !== undefined && kept !== own && kept === standsFor(at) ? kept : own;
+}
 
 /**
  * Runs `read` again once when the trace was not where it looked: a branch's trace moves from

@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fileVersion, versionKey } from '../../electron/engine/trace/file-version.js';
 import { memoryValueForms, openIndex } from '../../electron/engine/trace/episode-index.js';
 import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import { exited, runTraceChild, waitForLine } from '../support/traces-process.js';
@@ -197,12 +199,22 @@ describe('episode index', () => {
   it('a trace indexed before its version settled is not read again once it settles, its bytes unchanged (unsettled-reads.ts)', async () => {
     const store = openEpisodeStore(home, { onBranchClosed: () => undefined });
     const index = openIndex(home);
-    await writeSampleEpisode(store, { steps: 2 });
+    const ep = await writeSampleEpisode(store, { steps: 2 });
     expect(index.refresh(store)).toBe(1);
     // Two seconds on (file-version.ts's SETTLE_MS): the same bytes, so what was indexed stands.
     vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
     try {
       expect(index.refresh(store)).toBe(0);
+      // Under the name every process gives the settled file: one that did not read it before it
+      // settled finds it indexed too (else the two would index it again in turn).
+      const settled = fileVersion(store.currentTracePath(store.resolve(ep.branch)));
+      const db = new Database(join(home, 'index.sqlite'), { readonly: true });
+      const row = db.prepare('SELECT trace_version FROM branches WHERE id = ?').get(ep.branch) as {
+        trace_version: string;
+      };
+      db.close();
+      expect(settled?.settled).toBe(true);
+      expect(row.trace_version).toBe(versionKey(settled!));
     } finally {
       vi.useRealTimers();
     }

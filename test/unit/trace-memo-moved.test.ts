@@ -1,10 +1,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openEpisodeStore, type DiskEpisodeStore } from '../../electron/engine/trace/episode-store.js';
 import type { BranchInfo } from '../../electron/engine/trace/trace-store.js';
 import { TraceMemo } from '../../electron/services/trace-memo.js';
+import { writeSampleEpisode } from '../support/traces.js';
 
 // A closing branch's trace moves from .jsonl to .jsonl.gz: a read that chose the plain path
 // just before the move must look again, not fail the window's reload of the ended episode.
@@ -63,5 +64,45 @@ describe('TraceMemo flags asked for again while they are computed', () => {
     finish();
     await settled;
     expect(computed).toBe(2);
+  });
+});
+
+// A trace opened right after it was written (an episode just ended) was read and checked under
+// its unsettled version, then all again two seconds later: the same bytes now stand.
+describe('TraceMemo across a trace settling', () => {
+  const homes: string[] = [];
+  afterEach(() => {
+    vi.useRealTimers();
+    for (const d of homes.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  it('keeps the trace read and the flags computed before it settled, while its bytes are the same', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'stepbox-memo-settle-'));
+    homes.push(home);
+    const store = openEpisodeStore(home, { skipMarkInterrupted: true, onBranchClosed: () => undefined });
+    const ep = await writeSampleEpisode(store, { steps: 2 });
+    let reads = 0;
+    const counting = Object.create(store) as DiskEpisodeStore;
+    counting.readTrace = (info) => {
+      reads++;
+      return store.readTrace(info);
+    };
+    const memo = new TraceMemo(counting);
+    const info = store.resolve(ep.branch);
+    let computed = 0;
+    const compute = async () => {
+      computed++;
+      return [];
+    };
+    const first = memo.read(info);
+    const before = memo.version(info);
+    await memo.flagsOf(info, memo.versionOfTrace(info, first), compute);
+    expect([reads, computed]).toEqual([1, 1]);
+
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() + 60_000 });
+    expect(memo.read(info)).toBe(first);
+    expect(memo.version(info)).toBe(before);
+    await memo.flagsOf(info, memo.versionOfTrace(info, first), compute);
+    expect([reads, computed]).toEqual([1, 1]);
   });
 });

@@ -2,7 +2,7 @@ import { lstatSync, mkdtempSync, rmSync, writeFileSync, type Stats } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { SETTLE_MS, versionKey, versionOf } from '../../electron/engine/trace/file-version.js';
+import { SETTLE_MS, standsFor, versionKey, versionOf } from '../../electron/engine/trace/file-version.js';
 import { readTraceBytes } from '../../electron/engine/trace/trace-reader.js';
 import {
   noteUnsettledRead,
@@ -27,21 +27,23 @@ function fresh(name: string, text: string): { path: string; st: Stats } {
 }
 
 describe('a version read before it settled', () => {
-  it('keeps its key once settled when its bytes are the ones read', () => {
+  it('stands for the unsettled version once settled when its bytes are the ones read', () => {
     const { path, st } = fresh('a.jsonl', '{"type":"header"}\n');
     const before = versionOf(path, st, st.ctimeMs + 10);
     expect(before.settled).toBe(false);
     readTraceBytes(path);
     const after = versionOf(path, lstatSync(path), st.ctimeMs + SETTLE_MS + 10);
     expect(after.settled).toBe(true);
-    expect(versionKey(after)).toBe(versionKey(before));
+    expect(standsFor(after)).toBe(versionKey(before));
+    // Its own name is the one every process gives it.
+    expect(versionKey(after)).not.toBe(versionKey(before));
   });
 
-  it('gets a key of its own once settled when nothing was read before it settled', () => {
+  it('stands for nothing once settled when nothing was read before it settled', () => {
     const { path, st } = fresh('b.jsonl', '{"type":"header"}\n');
-    const before = versionOf(path, st, st.ctimeMs + 10);
     const after = versionOf(path, lstatSync(path), st.ctimeMs + SETTLE_MS + 10);
-    expect(versionKey(after)).not.toBe(versionKey(before));
+    expect(standsFor(after)).toBeNull();
+    expect(standsFor(versionOf(path, st, st.ctimeMs + 10))).toBeNull();
   });
 
   it('stands only when the file still holds the bytes read, and every read at those stats agreed', () => {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { openSqlite } from './sqlite.js';
-import { fileVersion, versionKey, type FileVersion } from './file-version.js';
+import { fileVersion, standsFor, versionKey, type FileVersion } from './file-version.js';
 import { join } from 'node:path';
 import { canonicalJson } from '../../../shared/jcs.js';
 import type { StoredBranch, StoredBranches, UnlistedFolder } from './stored-branches.js';
@@ -375,11 +375,13 @@ export class EpisodeIndex {
    * running every QA rule over its trace again (issue 19.10).
    */
   checkedFlags(branch: string, rules: string, trace: FileVersion): IndexedFlag[] | null {
+    // Under its own name, or the unsettled one whose bytes it still holds (file-version.ts's standsFor).
+    const own = versionKey(trace);
     const checked = this.db
       .prepare(
-        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_version = ? AND rules = ?',
+        'SELECT 1 FROM flag_checks WHERE branch = ? AND trace_path = ? AND trace_version IN (?, ?) AND rules = ?',
       )
-      .get(branch, trace.path, versionKey(trace), rules);
+      .get(branch, trace.path, own, standsFor(trace) ?? own, rules);
     if (!checked) return null;
     return this.db
       .prepare('SELECT rule, step, severity, message FROM flags WHERE branch = ? ORDER BY rowid')
@@ -443,7 +445,15 @@ export class EpisodeIndex {
         const st = fileVersion(b.tracePath);
         // Gone since it was listed (closed into its .gz meanwhile): the next refresh finds it.
         if (st === null) continue;
-        if (sameVersion(known.get(b.branch), 'trace', st)) continue;
+        const row = known.get(b.branch);
+        if (sameVersion(row, 'trace', st)) continue;
+        // Indexed before it settled, and it holds the very bytes read then: the row stands. It is
+        // named now as every process names it (another, which did not read it then, would index
+        // it again under its settled name, and this one again under the unsettled, each refresh).
+        if (row && row.trace_path === st.path && row.trace_version === standsFor(st)) {
+          this.renameVersion(b.branch, row.trace_version as string, versionKey(st));
+          continue;
+        }
         const f = failed.get(b.branch);
         if (f && sameVersion(f, 'trace', st) && causeUnchanged(f)) bad.add(b.branch);
         else if (this.tryIndex(store, b, st)) indexed += 1;
@@ -475,6 +485,20 @@ export class EpisodeIndex {
       if (!seen.has(id) && !strays.has(id))
         this.db.prepare('DELETE FROM unreadable WHERE branch = ?').run(id);
     return indexed;
+  }
+
+  /** Names a branch's trace version anew, in its row and its flag checks (see refresh). */
+  private renameVersion(branch: string, from: string, to: string): void {
+    this.db
+      .transaction(() => {
+        this.db
+          .prepare('UPDATE branches SET trace_version = ? WHERE id = ? AND trace_version = ?')
+          .run(to, branch, from);
+        this.db
+          .prepare('UPDATE flag_checks SET trace_version = ? WHERE branch = ? AND trace_version = ?')
+          .run(to, branch, from);
+      })
+      .immediate();
   }
 
   /** Records an episode folder the store cannot list (unless the row says so already: no write, no watch event). */

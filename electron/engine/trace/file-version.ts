@@ -42,13 +42,24 @@ export function fileVersion(path: string): FileVersion | null {
   }
 }
 
-/**
- * One string per version: equal strings, the same file content (once settled). A settled
- * version whose bytes are the very ones read before it settled keeps the unsettled version's
- * string (unsettled-reads.ts): what was read, indexed and checked then is not done again.
- */
+/** One string per version: equal strings, the same file content (once settled). */
 export function versionKey(v: FileVersion): string {
-  const stats = statsKey(v.path, { size: v.size, mtimeMs: v.mtime, ctimeMs: v.ctime, ino: v.ino });
-  if (!v.settled || unsettledReadStands(stats, () => traceBytesAt(v.path, stats))) return `${stats}:u`;
-  return `${stats}:s`;
+  return `${statsOf(v)}:${v.settled ? 's' : 'u'}`;
+}
+
+/**
+ * For a settled version read before it settled: the unsettled version's string, when the file
+ * holds the very bytes read then (unsettled-reads.ts), so what was read, indexed and checked
+ * under it stands and is not done again; else null. Never the settled version's own string:
+ * another process (one that did not read it then) names it by {@link versionKey}, and the
+ * index they share must hold one name for it (see EpisodeIndex.refresh).
+ */
+export function standsFor(v: FileVersion): string | null {
+  if (!v.settled) return null;
+  const stats = statsOf(v);
+  return unsettledReadStands(stats, () => traceBytesAt(v.path, stats)) ? `${stats}:u` : null;
+}
+
+function statsOf(v: FileVersion): string {
+  return statsKey(v.path, { size: v.size, mtimeMs: v.mtime, ctimeMs: v.ctime, ino: v.ino });
 }
