@@ -85,7 +85,8 @@ const SERVED_MAX_BYTES = 64 * 1024 * 1024;
  */
 function sendFile(file: string, st: Stats, res: ServerResponse, headers: Record<string, string>): void {
   const version = `${st.size}:${st.mtimeMs}:${st.ino}`;
-  let bytes = served.get(file)?.version === version ? served.get(file)!.bytes : undefined;
+  const kept = served.get(file);
+  let bytes = kept?.version === version ? kept.bytes : undefined;
   if (!bytes) {
     try {
       bytes = readFileSync(file);
@@ -93,10 +94,9 @@ function sendFile(file: string, st: Stats, res: ServerResponse, headers: Record<
       res.destroy(e as Error);
       return;
     }
-    const old = served.get(file);
-    if (old) {
+    if (kept) {
       served.delete(file);
-      servedBytes -= old.bytes.length;
+      servedBytes -= kept.bytes.length;
     }
     if (servedBytes + bytes.length <= SERVED_MAX_BYTES) {
       served.set(file, { version, bytes });
